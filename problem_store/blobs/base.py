@@ -63,6 +63,8 @@ class BlobStore(ABC):
     """Content-addressed blobs plus atomically written named objects."""
 
     uri: str
+    #: How many threads a bulk writer (the upload engine) should use against this store.
+    io_concurrency: int = 1
 
     # -- content-addressed blobs -------------------------------------------------
     @abstractmethod
@@ -90,6 +92,22 @@ class BlobStore(ABC):
     def local_path(self, link: str) -> Path | None:
         """A path on this host holding the blob's bytes, if the backend has one (not re-hashed)."""
         return None
+
+    def blob_mtime(self, link: str) -> float | None:
+        """When the blob was last written (epoch seconds), or None if unknown/absent.
+
+        Garbage collection spares unreferenced blobs younger than a grace period, because an
+        upload writes its blobs before the manifest that references them.
+        """
+        return None
+
+    def object_version(self, key: str) -> str | None:
+        """A cheap token that changes whenever the named object changes (None: absent).
+
+        Lets readers cache parsed objects and still see every update.
+        """
+        data = self.get_object(key)
+        return None if data is None else digest_of(data)
 
     # -- named objects (manifests, indexes, transient outputs) --------------------
     @abstractmethod

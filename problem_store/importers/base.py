@@ -1,0 +1,113 @@
+"""What every importer produces: drafts of problems (manifest fields + blob bytes).
+
+An importer only reads files; it writes nothing. It yields, per problem, either a
+``Draft`` (manifest fields whose links already name the bytes it holds) or an
+``ImportFailure`` naming the file and line at fault. The upload engine compiles the
+checker, validates the manifest and only then writes (see ``problem_store.upload``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from problem_store.blobs.base import link_for
+
+_ID_BAD = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+class ImportFailure(Exception):
+    """Bad input: carries the file and line at fault; str() is ``file:line: message``."""
+
+    def __init__(self, message: str, path: Path | str | None = None, line: int | None = None,
+                 problem_id: str | None = None):
+        super().__init__(message)
+        self.message, self.path, self.line, self.problem_id = message, path, line, problem_id
+
+    @property
+    def where(self) -> str:
+        if self.path is None:
+            return ""
+        return f"{self.path}:{self.line}" if self.line else str(self.path)
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}" if self.where else self.message
+
+
+@dataclass
+class CheckerSpec:
+    """A custom checker's source, compiled by the upload engine before anything is written."""
+
+    source: bytes
+    path: Path  # for error messages
+    language: str = "cpp"
+    headers: dict[str, bytes] = field(default_factory=dict)
+
+
+@dataclass
+class Draft:
+    """One imported problem, not yet validated or stored."""
+
+    fields: dict
+    origin: Path  # file (JSONL, problem.yaml, problem.xml) the problem came from
+    line: int | None = None  # JSONL line of the record
+    blobs: dict[str, bytes] = field(default_factory=dict)
+    checker: CheckerSpec | None = None
+    line_map: dict[tuple, int] = field(default_factory=dict)  # manifest field path -> line in origin
+    duplicate_bytes: int = 0  # bytes of blobs this problem holds more than once (stored once)
+
+    def add_blob(self, data: bytes) -> str:
+        link = link_for(data)
+        if link in self.blobs:
+            self.duplicate_bytes += len(data)
+        self.blobs[link] = data
+        return link
+
+    @property
+    def problem_id(self) -> str:
+        return str(self.fields.get("id", ""))
+
+    def fail(self, message: str, loc: tuple = ()) -> ImportFailure:
+        return ImportFailure(message, self.origin, self.line_for(loc), self.problem_id or None)
+
+    def line_for(self, loc: tuple) -> int | None:
+        """The line of the longest prefix of ``loc`` the origin file gives a line for."""
+        for n in range(len(loc), 0, -1):
+            if loc[:n] in self.line_map:
+                return self.line_map[loc[:n]]
+        return self.line
+
+
+DraftOrFailure = Draft | ImportFailure
+Importer = Iterator[DraftOrFailure]
+
+
+def sanitize_id(raw: object, fallback: str) -> str:
+    """A problem id from free text ("1548_E. Gregor", "HumanEval/0"): [A-Za-z0-9._-], <=128."""
+    text = _ID_BAD.sub("-", str(raw)).strip("-._")
+    text = re.sub(r"[-._]*-[-._]*", "-", text)[:128].rstrip("-._")
+    return text or _ID_BAD.sub("-", fallback).strip("-._")[:128]
+
+
+def natural_key(name: str) -> list:
+    """Sort key putting '2' before '10'."""
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name)]
+
+
+def read_file(path: Path, what: str, *, origin: Path | None = None, line: int | None = None) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise ImportFailure(f"{what} not found: {path}", origin or path, line) from None
+    except IsADirectoryError:
+        raise ImportFailure(f"{what} is a directory, expected a file: {path}", origin or path, line) from None
+
+
+def inside(base: Path, rel: str, *, origin: Path, line: int | None, what: str) -> Path:
+    """``base/rel``, refusing paths that leave the problem directory."""
+    path = (base / rel).resolve()
+    if not path.is_relative_to(base.resolve()):
+        raise ImportFailure(f"{what} {rel!r} points outside the problem directory", origin, line)
+    return path

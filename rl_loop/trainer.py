@@ -1,0 +1,171 @@
+"""Controller-side handle on the FSDP trainer ranks (rl_loop/trainer_worker.py under torchrun).
+
+The controller owns this object; the ranks only answer it. The channel is one
+authenticated `multiprocessing.connection` socket on 127.0.0.1 to rank 0 (pickled dicts;
+rank 0 broadcasts each command to the other ranks). Commands run one at a time (a lock),
+each in a thread so the controller's event loop keeps generating and judging meanwhile.
+
+If the controller dies (even SIGKILL) the socket closes, rank 0's `recv` fails and torchrun
+tears the group down; the ranks are also started with PR_SET_PDEATHSIG so they never
+outlive the controller.
+"""
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from multiprocessing.connection import Listener
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+class TrainerError(RuntimeError):
+    """A trainer rank failed a command or the trainer group died."""
+
+
+@dataclass
+class Sequence:
+    """One completion as the trainer sees it (all lists are per completion token)."""
+
+    prompt_ids: list[int]
+    completion_ids: list[int]
+    behaviour_logprobs: list[float]
+    versions: list[int]
+    advantage: float = 0.0
+    weight: float = 1.0  # 0: padding, contributes nothing
+
+    def to_msg(self) -> dict:
+        return asdict(self)
+
+
+def _die_with_parent() -> None:  # runs in the child before exec
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+@dataclass
+class TrainerSettings:
+    model_path: str
+    world_size: int = 2
+    dtype: str = "float32"
+    lr: float = 1e-6
+    betas: tuple[float, float] = (0.9, 0.999)
+    weight_decay: float = 0.0
+    grad_clip: float | None = 1.0
+    micro_batch_size_seqs: int = 4
+    seed: int = 0
+    ref_path: str | None = None
+    spec: dict = field(default_factory=dict)
+    log_path: str | None = None
+    start_timeout_s: float = 300.0
+
+
+class Trainer:
+    """Start, command and stop the torchrun trainer group."""
+
+    def __init__(self, settings: TrainerSettings) -> None:
+        self.s = settings
+        self.proc: subprocess.Popen | None = None
+        self.conn = None
+        self._lock = asyncio.Lock()
+        self.version = 0
+
+    # ---- lifecycle ---------------------------------------------------------------------
+    def start(self) -> dict:
+        """Launch torchrun, accept rank 0's connection, send `init`. Blocking."""
+        authkey = secrets.token_bytes(16)
+        listener = Listener(("127.0.0.1", 0), authkey=authkey)
+        host, port = listener.address
+        env = dict(os.environ)
+        env["RL_TRAINER_ADDR"] = f"{host}:{port}"
+        env["RL_TRAINER_AUTHKEY"] = authkey.hex()
+        env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        env.setdefault("OMP_NUM_THREADS", "1")
+        cmd = [
+            sys.executable, "-m", "torch.distributed.run", "--standalone", "--nnodes=1",
+            f"--nproc_per_node={self.s.world_size}", "-m", "rl_loop.trainer_worker",
+        ]
+        log = open(self.s.log_path, "ab") if self.s.log_path else subprocess.DEVNULL
+        self.proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+        # Accept with a deadline: a trainer that crashes at import never connects.
+        deadline = time.monotonic() + self.s.start_timeout_s
+        listener._listener._socket.settimeout(5.0)
+        while True:
+            try:
+                self.conn = listener.accept()
+                break
+            except (TimeoutError, OSError) as exc:
+                if self.proc.poll() is not None:
+                    raise TrainerError(f"trainer exited with {self.proc.returncode} before connecting "
+                                       f"(log: {self.s.log_path})") from exc
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise TrainerError("trainer did not connect in time") from exc
+        listener.close()
+        msg = {"cmd": "init", **{k: v for k, v in asdict(self.s).items() if k not in ("log_path", "start_timeout_s")}}
+        return self._call_sync(msg)
+
+    def stop(self) -> None:
+        if self.conn is not None:
+            try:
+                self.conn.send({"cmd": "shutdown"})
+                self.conn.recv()
+            except (OSError, EOFError):
+                pass
+            self.conn.close()
+            self.conn = None
+        if self.proc is not None:
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+
+    # ---- commands ----------------------------------------------------------------------
+    def _call_sync(self, msg: dict) -> dict:
+        if self.conn is None:
+            raise TrainerError("trainer is not running")
+        try:
+            self.conn.send(msg)
+            reply = self.conn.recv()
+        except (OSError, EOFError) as exc:
+            raise TrainerError(f"trainer connection lost during {msg['cmd']!r}: {exc}") from exc
+        if not reply.get("ok"):
+            raise TrainerError(f"trainer failed {msg['cmd']!r}: {reply.get('error')}\n{reply.get('trace', '')}")
+        return reply
+
+    async def call(self, msg: dict) -> dict:
+        async with self._lock:
+            return await asyncio.to_thread(self._call_sync, msg)
+
+    async def train(self, seqs: list[Sequence], trainer_version: int, recompute_logprobs: bool) -> dict:
+        reply = await self.call({
+            "cmd": "train", "seqs": [s.to_msg() for s in seqs],
+            "trainer_version": trainer_version, "recompute_logprobs": recompute_logprobs,
+        })
+        self.version = reply["version"]
+        return reply["stats"]
+
+    async def logprobs(self, seqs: list[Sequence]) -> list[list[float]]:
+        return (await self.call({"cmd": "logprobs", "seqs": [s.to_msg() for s in seqs]}))["logprobs"]
+
+    async def export_weights(self, path: str) -> dict:
+        return await self.call({"cmd": "export_weights", "path": path})
+
+    async def save(self, directory: str) -> dict:
+        return await self.call({"cmd": "save", "dir": directory})
+
+    async def load(self, directory: str) -> int:
+        self.version = (await self.call({"cmd": "load", "dir": directory}))["version"]
+        return self.version

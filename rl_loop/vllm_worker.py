@@ -1,0 +1,45 @@
+"""vLLM worker extension: load new policy weights into a running engine.
+
+vLLM mixes this class into its worker (`LLM(worker_extension_cls="rl_loop.vllm_worker.WeightLoaderExtension")`)
+so the controller can reach it with `llm.collective_rpc("rl_load_weights", args=(path,))`.
+Only a file path crosses the RPC (vLLM recommends control messages only over it); the tensors
+travel through a safetensors file, normally on /dev/shm (memory, no disk). `model.load_weights`
+(through the worker's `reload_weights`) is vLLM's own loader, so HF names (q_proj/k_proj/v_proj, gate/up) are fused into vLLM's layout
+exactly as at start-up.
+
+GPU hook: on GPU machines a broadcast over an NCCL group shared by trainer rank 0 and the
+workers replaces the file (see rl_loop/weight_sync.py, `NcclBroadcastSync`); the method to add
+here is one that receives each tensor with `torch.distributed.broadcast` and feeds the same
+`load_weights` iterator.
+"""
+from __future__ import annotations
+
+import time
+
+
+class WeightLoaderExtension:
+    """Methods added to vLLM's worker; `self` is the worker (it has `model_runner`)."""
+
+    def rl_load_weights(self, path: str) -> dict:
+        from safetensors import safe_open
+
+        t0 = time.perf_counter()
+        names = []
+        with safe_open(path, framework="pt", device="cpu") as f:
+            def tensors():
+                for name in f.keys():
+                    names.append(name)
+                    yield name, f.get_tensor(name)
+            # The worker's reload_weights wraps model.load_weights with vLLM's layer-wise
+            # reload: kernels that repack weights after loading (the CPU backend packs
+            # linear weights, leaving the original parameter empty) are re-run, so a
+            # plain model.load_weights would fail with "load ... into torch.Size([0])".
+            self.reload_weights(weights_iterator=tensors(), is_checkpoint_format=True)
+        return {"tensors": len(names), "seconds": time.perf_counter() - t0}
+
+    def rl_weight_checksum(self) -> float:
+        """Sum of all parameters: lets tests see that a reload really changed the engine."""
+        total = 0.0
+        for p in self.model_runner.model.parameters():
+            total += float(p.detach().double().sum())
+        return total

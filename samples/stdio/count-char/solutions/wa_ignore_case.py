@@ -1,0 +1,3 @@
+s = input().strip()
+c = input().strip()
+print(s.lower().count(c.lower()))

@@ -1,0 +1,22 @@
+"""Test generator for count-words: small edge cases first, then random and large ones.
+
+Run: python samples/stdio/count-words/gen.py [--out DIR]  (or python -m samples.build --only count-words)
+"""
+
+from samples.genlib import ints_line, main  # noqa: F401
+
+
+def solve(text):
+    return f"{len(text.split())}\n"
+
+
+def cases(rng):
+    for s in ["a", "hello world", "  leading", "two  spaces here", "trailing   "]:
+        yield s + "\n"
+    for n in (3, 10, 50, 100, 150):
+        words = ["".join(rng.choice("abcdefg") for _ in range(rng.randint(1, 5))) for _ in range(n)]
+        yield "".join(w + " " * rng.randint(1, 3) for w in words).rstrip() + "\n"
+
+
+if __name__ == "__main__":
+    main(__file__, cases, solve)

@@ -1,0 +1,2 @@
+words = input().split()
+print(words[len(words)])

@@ -1,0 +1,3 @@
+import math
+n = int(input())
+print(math.gamma(n + 1))

@@ -1,0 +1,5 @@
+n = int(input())
+r = n
+for i in range(2, n):
+    r *= i
+print(r)

@@ -1,0 +1,22 @@
+"""Test generator for is-even: small edge cases first, then random and large ones.
+
+Run: python samples/stdio/is-even/gen.py [--out DIR]  (or python -m samples.build --only is-even)
+"""
+
+from samples.genlib import ints_line, main  # noqa: F401
+
+
+def solve(text):
+    n = int(text)
+    return "EVEN\n" if n % 2 == 0 else "ODD\n"
+
+
+def cases(rng):
+    for n in [0, 1, -1, 2, -7, 10**9, -10**9 + 1]:
+        yield f"{n}\n"
+    for _ in range(5):
+        yield f"{rng.randint(-10**9, 10**9)}\n"
+
+
+if __name__ == "__main__":
+    main(__file__, cases, solve)

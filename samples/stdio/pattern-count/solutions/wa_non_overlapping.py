@@ -1,0 +1,3 @@
+s = input().strip()
+p = input().strip()
+print(s.count(p))

@@ -1,0 +1,9 @@
+n = int(input())
+ok = True
+d = 2
+while d * d <= n:
+    if n % d == 0:
+        ok = False
+        break
+    d += 1
+print('YES' if ok else 'NO')

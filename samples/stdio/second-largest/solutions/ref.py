@@ -1,0 +1,3 @@
+input()
+a = sorted(map(int, input().split()))
+print(a[-2])

@@ -1,0 +1,2 @@
+#include <bits/stdc++.h>
+int main() { long long a, b; std::cin >> a >> b std::cout << a + b << "\n"; }

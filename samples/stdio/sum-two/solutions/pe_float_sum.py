@@ -1,0 +1,2 @@
+a, b = map(float, input().split())
+print(a + b)

@@ -1,0 +1,330 @@
+"""The ``local`` backend: runner agents in long-lived bubblewrap namespaces on this host.
+
+Why long-lived: a fresh ``bwrap --unshare-all`` per run costs about 8 ms (mostly the new
+network namespace), close to the run itself for a Python A+B. So each *slot* is one
+bwrap sandbox started once (new net/pid/ipc/uts/mount namespaces, read-only /usr, a
+minimal /etc, a size-capped tmpfs /tmp as scratch root, capabilities reduced to what the
+agent needs) holding one agent (``sandboxes.runner.agent``). The agent forks every run
+with rlimits, a fresh scratch dir, its own uid, no_new_privs and its own session, and
+kills every process of that uid afterwards. Slot i's runs execute as a uid leased
+exclusively by this backend (``uid_base + k``, flock'ed under ``lock_dir``), because
+RLIMIT_NPROC and ``kill(-1)`` work per uid and other backends may share the host.
+
+Host <-> agent: a unix socketpair with length-prefixed JSON frames (PROTOCOL.md); a
+linked input blob with a local file goes over as an open, hash-verified fd, so the store's
+directory is never visible inside the sandbox. A slot goes back to the pool only after a
+clean reply; on a protocol error or timeout its sandbox is killed and a new one started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import itertools
+import os
+import shutil
+import socket
+import subprocess
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+from sandboxes.backends.base import SandboxBackend, SandboxError
+from sandboxes.runner import convert
+from sandboxes.runner.batching import run_batch
+from sandboxes.runner.protocol import Channel, ProtocolError
+from sandboxes.types import Artifact, Batch, BatchResult, CompileResult, RunResult, RunSpec, Source
+from sandboxes.backends.selftest import run_selftests
+
+_PKG_ROOT = Path(__file__).resolve().parents[2]  # the dir holding sandboxes/
+_BOX_PKG = "/opt/oubliette"
+_ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime",
+              "nsswitch.conf", "host.conf")
+# What the agent keeps: change uid/gid for runs, chown their scratch, kill them, remove
+# their files. No CAP_SYS_ADMIN, no CAP_NET_*, no CAP_SYS_PTRACE.
+_AGENT_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_CHOWN", "CAP_FOWNER", "CAP_DAC_OVERRIDE", "CAP_KILL")
+_HELD_ARTIFACTS = 8  # below the agent's own cache size, so a held sha is really there
+
+
+class UidLease:
+    """An exclusive run uid for one slot, held by flock for this process's lifetime."""
+
+    def __init__(self, lock_dir: str, uid_base: int, span: int = 1000):
+        os.makedirs(lock_dir, mode=0o700, exist_ok=True)
+        for uid in range(uid_base, uid_base + span):
+            fd = os.open(os.path.join(lock_dir, f"uid-{uid}.lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            self.uid, self._fd = uid, fd
+            return
+        raise SandboxError(f"no free run uid in {uid_base}..{uid_base + span - 1} (see {lock_dir})")
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def bwrap_argv(bwrap: str, *, uid: int, fd: int, scratch_size_mb: int) -> list[str]:
+    """The namespace each slot's agent lives in (see the module docstring for why each part)."""
+    argv = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+            "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv",
+            "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8",
+            "--setenv", "PYTHONPATH", _BOX_PKG, "--hostname", "sandbox",
+            "--ro-bind", "/usr", "/usr"]
+    for top in ("bin", "sbin", "lib", "lib64", "lib32", "libx32"):
+        host = Path("/") / top
+        if host.is_symlink():
+            argv += ["--symlink", os.readlink(host), f"/{top}"]
+        elif host.is_dir():
+            argv += ["--ro-bind", str(host), f"/{top}"]
+    argv += ["--dir", "/etc"]
+    for name in _ETC_FILES:
+        argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    argv += ["--proc", "/proc", "--dev", "/dev",
+             "--perms", "0755", "--size", str(scratch_size_mb << 20), "--tmpfs", "/tmp",
+             "--perms", "1777", "--size", str(16 << 20), "--tmpfs", "/dev/shm",
+             "--ro-bind", str(_PKG_ROOT / "sandboxes"), f"{_BOX_PKG}/sandboxes",
+             "--cap-drop", "ALL"]
+    for cap in _AGENT_CAPS:
+        argv += ["--cap-add", cap]
+    argv += ["--chdir", "/", "/usr/bin/python3", "-S", "-m", "sandboxes.runner.agent",
+             "--fd", str(fd), "--scratch-root", "/tmp", "--run-uid", str(uid),
+             "--run-gid", str(uid), "--wipe", "/dev/shm"]
+    return argv
+
+
+class Slot:
+    """One bwrap sandbox + agent. Used by one request at a time."""
+
+    _ids = itertools.count(1)
+
+    def __init__(self, index: int, uid: int, bwrap: str, scratch_size_mb: int):
+        self.index, self.uid, self.bwrap, self.scratch_size_mb = index, uid, bwrap, scratch_size_mb
+        self.proc: subprocess.Popen | None = None
+        self.chan: Channel | None = None
+        self.held: OrderedDict[str, None] = OrderedDict()
+        self.lock = threading.Lock()
+        self.agent_pid: int | None = None
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None and self.chan is not None
+
+    def spawn(self) -> None:
+        """Start the sandbox. Call from the event-loop thread (bwrap's parent-death signal
+        follows the thread that forked it)."""
+        host_end, box_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self.proc = subprocess.Popen(
+                bwrap_argv(self.bwrap, uid=self.uid, fd=box_end.fileno(), scratch_size_mb=self.scratch_size_mb),
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=None,
+                pass_fds=[box_end.fileno()], env={"PATH": "/usr/bin:/bin"}, close_fds=True)
+        finally:
+            box_end.close()
+        self.chan = Channel.from_socket(host_end)
+        self.held.clear()
+
+    def hello(self, timeout_s: float = 20.0) -> dict:
+        reply = self.request({"op": "hello"}, [], timeout_s)
+        if not reply.get("ok"):
+            raise SandboxError(f"slot {self.index}: agent did not greet: {reply}")
+        self.agent_pid = reply.get("pid")
+        return reply
+
+    def request(self, req: dict, fds: list[int], timeout_s: float) -> dict:
+        """One round trip. Raises ProtocolError/OSError when the slot is broken (caller kills it)."""
+        with self.lock:
+            if not self.alive:
+                raise ProtocolError(f"slot {self.index} is not running")
+            req["id"] = rid = next(self._ids)
+            self.chan.sock.settimeout(timeout_s)
+            try:
+                self.chan.send(req, fds)
+                reply, extra = self.chan.recv()
+            except (OSError, ProtocolError):
+                self.kill()
+                raise
+            for fd in extra:
+                os.close(fd)
+            if reply.get("id") != rid:
+                self.kill()
+                raise ProtocolError(f"slot {self.index}: reply id {reply.get('id')} for request {rid}")
+            return reply
+
+    def kill(self) -> None:
+        if self.chan is not None:
+            self.chan.close()
+            self.chan = None
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        self.held.clear()
+
+    def shutdown(self) -> None:
+        if self.alive:
+            try:
+                self.request({"op": "shutdown"}, [], 5.0)
+            except (OSError, ProtocolError):
+                pass
+        self.kill()
+
+
+class LocalBackend(SandboxBackend):
+    name = "local"
+
+    def __init__(self, resolver=None, *, capacity: int | None = None, output_store=None,
+                 scratch_size_mb: int = 256, uid_base: int = 61000,
+                 lock_dir: str = "/run/oubliette-sandbox", bwrap: str | None = None,
+                 selftest: bool = True):
+        """``resolver``: a BlobStore (or anything with ``get``/``local_path``) for links.
+        ``capacity``: parallel slots (default: CPU cores). ``scratch_size_mb``: tmpfs cap
+        of one slot's scratch. ``output_store``: where ``output_to_store`` puts stdout
+        (default: the resolver if it can ``put``)."""
+        self._capacity = capacity or os.cpu_count() or 1
+        self.resolver = convert.BlobResolver(resolver, pass_fds=True)
+        self.output_store = output_store if output_store is not None else (
+            resolver if hasattr(resolver, "put") else None)
+        self.scratch_size_mb, self.uid_base, self.lock_dir = scratch_size_mb, uid_base, lock_dir
+        self.bwrap = bwrap or shutil.which("bwrap") or "/usr/bin/bwrap"
+        self.selftest = selftest
+        self.slots: list[Slot] = []
+        self._leases: list[UidLease] = []
+        self._idle: asyncio.Queue[Slot] | None = None
+
+    @property
+    def capacity(self) -> int:
+        return self._capacity
+
+    @property
+    def run_uids(self) -> list[int]:
+        """The uids runs execute as (one per slot); nothing of them survives a run."""
+        return [s.uid for s in self.slots]
+
+    async def start(self) -> None:
+        if not os.access(self.bwrap, os.X_OK):
+            raise SandboxError(f"bubblewrap not found at {self.bwrap} (apt-get install bubblewrap)")
+        self._idle = asyncio.Queue()
+        try:
+            for i in range(self._capacity):
+                lease = UidLease(self.lock_dir, self.uid_base)
+                self._leases.append(lease)
+                slot = Slot(i, lease.uid, self.bwrap, self.scratch_size_mb)
+                slot.spawn()
+                self.slots.append(slot)
+            for slot in self.slots:
+                try:
+                    await asyncio.to_thread(slot.hello)
+                except (OSError, ProtocolError) as exc:
+                    raise SandboxError(f"slot {slot.index}: agent did not start in bwrap: {exc}") from exc
+                self._idle.put_nowait(slot)
+            if self.selftest:
+                await run_selftests(self)
+        except BaseException:
+            await self.close()
+            raise
+
+    async def close(self) -> None:
+        for slot in self.slots:
+            await asyncio.to_thread(slot.shutdown)
+        self.slots.clear()
+        for lease in self._leases:
+            lease.release()
+        self._leases.clear()
+        self._idle = None
+
+    # -- the pool --------------------------------------------------------------------------
+    async def _acquire(self) -> Slot:
+        if self._idle is None:
+            raise SandboxError("local backend is not started (call start() or use 'async with')")
+        slot = await self._idle.get()
+        if not slot.alive:  # a broken sandbox is replaced before reuse, never reused as is
+            slot.kill()
+            try:
+                slot.spawn()
+                await asyncio.to_thread(slot.hello)
+            except Exception:
+                slot.kill()
+                self._idle.put_nowait(slot)
+                raise
+        return slot
+
+    async def _call(self, req: dict, fds: list[int], timeout_s: float) -> tuple[dict, Slot | None]:
+        slot = await self._acquire()
+        try:
+            return await asyncio.to_thread(self._call_on, slot, req, fds, timeout_s), slot
+        finally:
+            self._idle.put_nowait(slot)
+
+    @staticmethod
+    def _call_on(slot: Slot, req: dict, fds: list[int], timeout_s: float) -> dict:
+        try:
+            return slot.request(req, fds, timeout_s)
+        except (OSError, ProtocolError) as exc:
+            return {"error": f"slot {slot.index} failed: {exc}", "code": "internal"}
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+    # -- the contract ------------------------------------------------------------------------
+    async def compile(self, src: Source) -> CompileResult:
+        timeout = src.compile_limits.wall_time_s + 30
+        try:
+            req = convert.compile_request(src)
+        except Exception as exc:  # noqa: BLE001
+            raise SandboxError(f"bad compile request: {exc}") from exc
+        reply, slot = await self._call(req, [], timeout)
+        res = convert.compile_result(reply)
+        if slot is not None and reply.get("artifact"):
+            self._mark_held(slot, reply["artifact"]["sha256"])
+        return res
+
+    @staticmethod
+    def _mark_held(slot: Slot, sha: str) -> None:
+        slot.held[sha] = None
+        slot.held.move_to_end(sha)
+        while len(slot.held) > _HELD_ARTIFACTS:
+            slot.held.popitem(last=False)
+
+    async def run_one(self, art: Artifact, data: bytes, spec: RunSpec) -> RunResult:
+        timeout = spec.limits.wall_time_s + 30
+        slot = await self._acquire()
+        try:
+            return await asyncio.to_thread(self._run_on, slot, art, data, spec, timeout)
+        finally:
+            self._idle.put_nowait(slot)
+
+    def _run_on(self, slot: Slot, art: Artifact, data: bytes, spec: RunSpec, timeout: float) -> RunResult:
+        sha = convert.program_ref(art, data, with_data=False)["sha256"]
+        for with_data in (sha not in slot.held, True):
+            fds: list[int] = []
+            try:
+                req = convert.run_request(spec, convert.program_ref(art, data, with_data=with_data),
+                                          self.resolver, fds)
+            except Exception as exc:  # noqa: BLE001 - missing/corrupt input: our failure, IE
+                for fd in fds:
+                    os.close(fd)
+                return convert.ie_result(spec.id, f"cannot resolve run inputs: {exc}")
+            reply = self._call_on(slot, req, fds, timeout)
+            if reply.get("code") == "artifact_missing" and not with_data:
+                slot.held.pop(sha, None)
+                continue
+            if "error" not in reply:
+                self._mark_held(slot, sha)
+            return convert.run_result(spec.id, reply)
+        return convert.ie_result(spec.id, "agent kept losing the artifact")
+
+    async def _program_bytes(self, art: Artifact) -> bytes:
+        return await asyncio.to_thread(self.resolver.data, art.blob)
+
+    async def run_batch(self, batch: Batch) -> BatchResult:
+        return await run_batch(batch, compile_fn=self.compile, run_fn=self.run_one,
+                               capacity=self._capacity, program_bytes=self._program_bytes,
+                               output_store=self.output_store, backend=self.name)

@@ -1,0 +1,101 @@
+"""The Lambda function's handler: one event = one batch (or part of one), run by the runner.
+
+Event (built by ``sandboxes.backends.lambda_``; small by design: links, not data)::
+
+    {"v": 1,
+     "batch": <sandboxes.types.Batch as JSON>,          # test data only as blob links
+     "store": {"bucket": "b", "prefix": "p"} | null,     # where links are read from
+     "transient": {"bucket": "b", "prefix": "t"} | null, # where outputs/artifacts go
+     "artifact": "store" | "inline" | "none"}            # what to do with a compiled program
+
+Reply: ``{"v": 1, "result": <BatchResult as JSON>}`` or ``{"v": 1, "error": "..."}`` for a
+request the handler cannot serve (the caller turns either an error or anything else
+unexpected into IE for every run, never a verdict).
+
+Store endpoint: ``OUBLIETTE_S3_ENDPOINT`` (moto overrides ``AWS_ENDPOINT_URL`` inside the
+function, so the store has its own variable); defaults for store/transient come from
+``OUBLIETTE_STORE_BUCKET`` / ``OUBLIETTE_STORE_PREFIX`` / ``OUBLIETTE_TRANSIENT_PREFIX``.
+
+Runs execute as the function's own uid (Lambda cannot setuid): the function's microVM is
+the outer wall, the runner adds rlimits, a fresh scratch dir, a clean environment (no AWS
+credentials reach the submission) and kills each run's process group.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+EVENT_VERSION = 1
+_INLINE_ARTIFACT_MAX = 1 << 20  # a bigger compiled program is dropped from an inline reply
+
+
+class Chain:
+    """Resolve a link from the first store that has it (links are content-addressed)."""
+
+    def __init__(self, stores: list):
+        self.stores = [s for s in stores if s is not None]
+
+    def get(self, link: str) -> bytes:
+        from problem_store.blobs.base import BlobNotFound
+        last: Exception | None = None
+        for store in self.stores:
+            try:
+                return store.get(link)
+            except BlobNotFound as e:
+                last = e
+        raise last or LookupError(f"no store configured to read {link}")
+
+
+def _store(desc: dict | None, prefix_env: str):
+    """An S3BlobStore from an event descriptor, else from the function's environment."""
+    from problem_store.blobs.s3 import S3BlobStore
+    if desc is None:
+        bucket = os.environ.get("OUBLIETTE_STORE_BUCKET")
+        if not bucket:
+            return None
+        desc = {"bucket": bucket, "prefix": os.environ.get(prefix_env, "")}
+    if not isinstance(desc, dict) or not isinstance(desc.get("bucket"), str):
+        raise ValueError(f"store descriptor must be {{'bucket': str, 'prefix': str}}, got {desc!r}")
+    return S3BlobStore(desc["bucket"], desc.get("prefix") or "",
+                       endpoint_url=os.environ.get("OUBLIETTE_S3_ENDPOINT"))
+
+
+def handle(event: dict) -> dict:
+    """Run the event's batch; return the reply object (never raises for a bad event)."""
+    from sandboxes.runner.library import execute_batch
+    from sandboxes.types import Artifact, Batch, Blob
+
+    try:
+        if not isinstance(event, dict) or event.get("v") != EVENT_VERSION:
+            raise ValueError(f"event must be an object with v={EVENT_VERSION}")
+        batch = Batch.model_validate(event.get("batch"))
+        store = _store(event.get("store"), "OUBLIETTE_STORE_PREFIX")
+        transient = _store(event.get("transient"), "OUBLIETTE_TRANSIENT_PREFIX")
+        artifact_mode = event.get("artifact", "inline")
+        if artifact_mode not in ("store", "inline", "none"):
+            raise ValueError(f"artifact must be store, inline or none, not {artifact_mode!r}")
+    except Exception as e:  # noqa: BLE001 - a malformed event is answered, not crashed on
+        return {"v": EVENT_VERSION, "error": f"bad event: {e}"}
+
+    workdir = tempfile.mkdtemp(prefix="oubliette-", dir=os.environ.get("OUBLIETTE_WORKDIR", "/tmp"))
+    try:
+        result = execute_batch(batch, Chain([store, transient]), workdir,
+                               output_store=transient, backend="lambda")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    comp = result.compile
+    if comp is not None and comp.artifact is not None and comp.artifact.blob.data is not None:
+        data = comp.artifact.blob.data
+        if artifact_mode == "store" and transient is not None:
+            link, _ = transient.put(data)
+            comp.artifact = Artifact(language=comp.artifact.language, blob=Blob(link=link))
+        elif artifact_mode == "none" or len(data) > _INLINE_ARTIFACT_MAX:
+            comp.artifact = None
+    return {"v": EVENT_VERSION, "result": result.model_dump(mode="json")}
+
+
+def lambda_handler(event, context=None):  # the name AWS's own runtimes look for
+    return handle(event)

@@ -1,0 +1,54 @@
+"""Turn a process outcome into a verdict class: OK / TLE / MLE / OLE / RE (or IE).
+
+Order matters: a limit the agent enforced by killing the process names the verdict
+(output cap -> OLE, CPU -> TLE, wall -> TLE); then memory; then signals and exit codes.
+
+Memory is capped with RLIMIT_AS, so hitting it rarely shows up as a kill: the program's
+allocation fails and it dies its own way. Like other rlimit-based judges we read those
+signs: peak RSS at the cap, an allocator failure message on stderr (Python MemoryError,
+C++ std::bad_alloc), or a SIGKILL nobody in the agent sent (the kernel kills a process
+whose image cannot be mapped at exec, e.g. a 1 GiB static array).
+"""
+
+from __future__ import annotations
+
+import signal as _signal
+
+from sandboxes.runner.limits import Limits
+from sandboxes.runner.process import Outcome
+
+_OOM_MARKERS = (b"MemoryError", b"std::bad_alloc", b"Cannot allocate memory",
+                b"out of memory", b"Out of memory")
+
+
+def _signame(sig: int) -> str:
+    try:
+        return _signal.Signals(sig).name
+    except ValueError:
+        return f"signal {sig}"
+
+
+def classify(out: Outcome, lim: Limits) -> tuple[str, str]:
+    """Return (status, message)."""
+    if out.setup_error:
+        return "IE", f"sandbox could not start the program: {out.setup_error}"
+    if out.killed_for == "output":
+        return "OLE", f"output exceeded {lim.output_bytes} bytes"
+    if out.killed_for == "cpu" or out.signal == _signal.SIGXCPU or out.cpu_time_s > lim.cpu_time_s:
+        return "TLE", f"CPU time limit {lim.cpu_time_s:g} s exceeded ({out.cpu_time_s:.3f} s)"
+    if out.killed_for == "wall":
+        return "TLE", f"wall time limit {lim.wall_time_s:g} s exceeded"
+    failed = out.signal is not None or out.exit_code != 0
+    mem_kb = lim.memory_mb * 1024
+    if out.memory_kb > mem_kb:
+        return "MLE", f"memory limit {lim.memory_mb} MB exceeded (peak {out.memory_kb} KB)"
+    if failed:
+        if (out.memory_kb >= 0.9 * mem_kb or any(m in out.stderr for m in _OOM_MARKERS)
+                or out.signal == _signal.SIGKILL):
+            return "MLE", f"memory limit {lim.memory_mb} MB exceeded (allocation failed)"
+        if out.signal == _signal.SIGXFSZ:
+            return "RE", f"file size limit {lim.file_size_bytes} bytes exceeded (SIGXFSZ)"
+        if out.signal is not None:
+            return "RE", f"killed by {_signame(out.signal)}"
+        return "RE", f"exit code {out.exit_code}"
+    return "OK", ""

@@ -1,0 +1,144 @@
+"""Between the typed contract (``sandboxes.types``) and the agent's plain-dict frames.
+
+Host side only (uses pydantic). Every backend builds its requests and reads its replies
+through these functions, so a RunResult means the same thing whichever backend made it.
+Blob links are resolved here: bytes from the resolver (the store re-hashes them), or,
+for a transport that passes file descriptors, a verified local file opened read-only.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import stat
+import threading
+
+from sandboxes.types import (Artifact, Blob, CompileResult, RunLimits, RunResult, RunSpec,
+                             Source, Status)
+
+# Links are sha256 names; the prefix and the hex check are the store's contract.
+LINK_PREFIX = "blob://sha256/"
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def limits_dict(lim: RunLimits) -> dict:
+    return lim.model_dump(mode="json")
+
+
+def compile_request(src: Source) -> dict:
+    return {"op": "compile", "language": src.language, "code": src.code,
+            "limits": limits_dict(src.compile_limits)}
+
+
+def compile_result(reply: dict) -> CompileResult:
+    if "error" in reply:
+        return CompileResult(status=Status.IE, log=f"sandbox error: {reply['error']}")
+    art = reply.get("artifact")
+    artifact = None
+    if art is not None:
+        artifact = Artifact(language=art["language"],
+                            blob=Blob(data=base64.b64decode(art["data_b64"])))
+    return CompileResult(status=Status(reply["status"]), log=reply.get("log", ""),
+                         wall_time_s=reply.get("wall_time_s", 0.0), artifact=artifact)
+
+
+def run_result(run_id: str, reply: dict) -> RunResult:
+    if "error" in reply:
+        return ie_result(run_id, f"sandbox error: {reply['error']}")
+    return RunResult(
+        id=run_id, status=Status(reply["status"]), exit_code=reply.get("exit_code"),
+        signal=reply.get("signal"), cpu_time_s=reply.get("cpu_time_s", 0.0),
+        wall_time_s=reply.get("wall_time_s", 0.0), memory_kb=reply.get("memory_kb", 0),
+        output_bytes=reply.get("output_bytes", 0),
+        stdout=base64.b64decode(reply.get("stdout_b64", "")),
+        stderr=base64.b64decode(reply.get("stderr_b64", "")), message=reply.get("message", ""))
+
+
+def ie_result(run_id: str, message: str) -> RunResult:
+    return RunResult(id=run_id, status=Status.IE, message=message)
+
+
+class BlobResolver:
+    """Turns ``Blob``s into bytes or agent data sources; verifies local files once.
+
+    ``store`` is anything with ``get(link) -> bytes`` (a ``BlobStore``), optionally
+    ``local_path(link)``. With ``pass_fds`` (the local backend's socket transport) a blob
+    with a local path travels as an open, hash-verified fd: the sandboxed run receives the
+    bytes on its stdin but never a path into the store.
+    """
+
+    def __init__(self, store=None, *, pass_fds: bool = False):
+        self.store = store
+        self.pass_fds = pass_fds and store is not None and hasattr(store, "local_path")
+        self._verified: set[tuple] = set()
+        self._lock = threading.Lock()
+
+    def _need_store(self, link: str):
+        if self.store is None:
+            raise LookupError(f"blob {link} given by link but this backend has no blob resolver")
+        return self.store
+
+    def data(self, blob: Blob) -> bytes:
+        if blob.data is not None:
+            return blob.data
+        return self._need_store(blob.link).get(blob.link)
+
+    def source(self, blob: Blob, fds: list[int]) -> dict:
+        """A data source for a request; may open a file and append its fd to ``fds``."""
+        if blob.data is not None:
+            return {"data_b64": b64(blob.data)}
+        if self.pass_fds:
+            fd = self._open_verified(blob.link)
+            if fd is not None:
+                fds.append(fd)
+                return {"fd": len(fds) - 1}
+        return {"data_b64": b64(self.data(blob))}
+
+    def _open_verified(self, link: str) -> int | None:
+        path = self._need_store(link).local_path(link)
+        if path is None:
+            return None
+        if not link.startswith(LINK_PREFIX):
+            raise ValueError(f"not a blob link: {link!r}")
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise ValueError(f"blob {link} is not a regular file at {path}")
+            key = (link, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+            with self._lock:
+                known = key in self._verified
+            if not known:
+                h = hashlib.sha256()
+                while chunk := os.read(fd, 1 << 20):
+                    h.update(chunk)
+                if h.hexdigest() != link[len(LINK_PREFIX):]:
+                    raise ValueError(f"corrupted blob {link} at {path}: content hashes to {h.hexdigest()}")
+                os.lseek(fd, 0, os.SEEK_SET)
+                with self._lock:
+                    self._verified.add(key)
+            return fd
+        except BaseException:
+            os.close(fd)
+            raise
+
+
+def program_ref(art: Artifact, data: bytes, *, with_data: bool) -> dict:
+    ref = {"language": art.language, "sha256": hashlib.sha256(data).hexdigest()}
+    if with_data:
+        ref["data_b64"] = b64(data)
+    return ref
+
+
+def run_request(spec: RunSpec, program: dict, resolver: BlobResolver, fds: list[int]) -> dict:
+    return {
+        "op": "run", "program": program,
+        "stdin": None if spec.stdin is None else resolver.source(spec.stdin, fds),
+        "args": list(spec.args),
+        "files": {name: resolver.source(b, fds) for name, b in spec.files.items()},
+        "limits": limits_dict(spec.limits),
+    }

@@ -1,0 +1,371 @@
+"""The execution engine behind every backend: compile once, run one, clean up (stdlib only).
+
+``Runner`` takes the plain-dict requests of PROTOCOL.md (``compile`` and ``run``) and
+returns plain-dict replies. It knows nothing about bwrap, Docker or Lambda: the backend
+puts it somewhere isolated (namespaces, a container, a Lambda sandbox) and this code
+adds the per-run layer (fresh scratch dir, run uid, rlimits, kill-everything-after).
+
+Each compile/run gets ``scratch_root/box-<n>`` (0700, owned by the run uid), created
+fresh and removed afterwards with every process of the run uid killed first, so nothing
+survives from one run to the next. The host never follows a path inside a box: inputs
+are written into a box the runner just created (O_EXCL|O_NOFOLLOW), outputs travel by
+pipe, the artifact is read with O_NOFOLLOW and must be a regular file.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import itertools
+import os
+import shutil
+import signal
+import stat
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from sandboxes.languages import Language, get_language
+from sandboxes.runner.classify import classify
+from sandboxes.runner.limits import Limits, rlimits_for
+from sandboxes.runner.process import Identity, Outcome, run_process
+
+MAX_ARTIFACT_BYTES = 256 << 20
+COMPILE_LOG_BYTES = 64 << 10
+_CACHE_ENTRIES = 16
+_CACHE_BYTES = 512 << 20
+
+
+class RequestError(ValueError):
+    """A malformed request (reported to the host as ``bad_request``)."""
+
+
+class ArtifactMissing(LookupError):
+    """A run named an artifact by sha256 that this runner does not hold."""
+
+
+@dataclass
+class RunnerConfig:
+    scratch_root: str
+    uid: int | None = None  # None: run as the caller (Lambda, unprivileged containers)
+    gid: int | None = None
+    wipe_dirs: list[str] = field(default_factory=list)  # e.g. /dev/shm, emptied after each run
+    reap_orphans: bool = False  # agent mode: we are a subreaper and own every child
+    path_env: str = "/usr/local/bin:/usr/bin:/bin"
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _unb64(text: str, what: str) -> bytes:
+    try:
+        return base64.b64decode(text, validate=True)
+    except (ValueError, TypeError) as exc:
+        raise RequestError(f"{what}: invalid base64") from exc
+
+
+def _plain_name(name: str) -> str:
+    if not name or "/" in name or name in (".", "..") or "\0" in name:
+        raise RequestError(f"file name {name!r} must be a plain name (no '/', not '.' or '..')")
+    return name
+
+
+class Runner:
+    def __init__(self, cfg: RunnerConfig):
+        self.cfg = cfg
+        self.ident = Identity(cfg.uid, cfg.gid)
+        self._counter = itertools.count()
+        self._artifacts: OrderedDict[str, tuple[str, bytes]] = OrderedDict()
+        os.makedirs(cfg.scratch_root, exist_ok=True)
+
+    # -- requests ---------------------------------------------------------------------
+    def compile(self, req: dict) -> dict:
+        lang = self._language(req.get("language"))
+        code = req.get("code")
+        if not isinstance(code, str):
+            raise RequestError("compile: 'code' must be a string")
+        lim = self._limits(req.get("limits"), compile_step=True)
+        src = code.encode()
+        if lang.compile_argv is None:
+            art = self._remember(lang.artifact_language, src)
+            return {"status": "OK", "log": "", "wall_time_s": 0.0, "artifact": art}
+        box = self._new_box()
+        try:
+            self._write(box, lang.source_name, src, mode=0o644)
+            argv = [a.format(source=lang.source_name, output=lang.artifact_name)
+                    for a in lang.compile_argv]
+            out = self._exec(argv, box, lang, lim, stdin_fd=None)
+            log = (out.stdout + out.stderr)[:COMPILE_LOG_BYTES].decode(errors="replace")
+            if out.setup_error:
+                return {"status": "IE", "log": out.setup_error, "wall_time_s": out.wall_time_s,
+                        "artifact": None}
+            status, msg = classify(out, lim)
+            if status != "OK":
+                return {"status": "CE", "log": (log + ("\n" if log else "") + msg).strip(),
+                        "wall_time_s": out.wall_time_s, "artifact": None}
+            data = self._read_artifact(box, lang.artifact_name)
+            if data is None:
+                return {"status": "CE", "log": log + "\ncompiler produced no program",
+                        "wall_time_s": out.wall_time_s, "artifact": None}
+            art = self._remember(lang.artifact_language, data)
+            return {"status": "OK", "log": log, "wall_time_s": out.wall_time_s, "artifact": art}
+        finally:
+            self._cleanup(box)
+
+    def run(self, req: dict, fds: list[int] | None = None) -> dict:
+        fds = fds or []
+        prog = req.get("program") or {}
+        lang = self._language(prog.get("language"))
+        data = self._program_bytes(prog)
+        lim = self._limits(req.get("limits"), compile_step=False)
+        args = req.get("args") or []
+        if not all(isinstance(a, str) for a in args):
+            raise RequestError("run: 'args' must be a list of strings")
+        box = self._new_box()
+        stdin_fd = None
+        try:
+            self._write(box, lang.artifact_name, data, mode=0o755 if lang.artifact_language == "binary" else 0o644)
+            for name, src in (req.get("files") or {}).items():
+                self._write(box, _plain_name(name), self._source_bytes(src, fds, f"files[{name}]"), mode=0o644)
+            stdin_fd = self._stdin_fd(req.get("stdin"), fds)
+            argv = [a.format(program=os.path.join(box, lang.artifact_name)) for a in lang.run_argv] + list(args)
+            out = self._exec(argv, box, lang, lim, stdin_fd=stdin_fd)
+        finally:
+            if stdin_fd is not None:
+                os.close(stdin_fd)
+            self._cleanup(box)
+        status, msg = classify(out, lim)
+        return {
+            "status": status, "exit_code": out.exit_code, "signal": out.signal,
+            "cpu_time_s": round(out.cpu_time_s, 6), "wall_time_s": round(out.wall_time_s, 6),
+            "memory_kb": out.memory_kb, "output_bytes": out.output_bytes,
+            "stdout_b64": _b64(out.stdout), "stderr_b64": _b64(out.stderr), "message": msg,
+        }
+
+    # -- pieces -------------------------------------------------------------------------
+    @staticmethod
+    def _language(name) -> Language:
+        try:
+            return get_language(name)
+        except ValueError as exc:
+            raise RequestError(str(exc)) from None
+
+    @staticmethod
+    def _limits(data, *, compile_step: bool) -> Limits:
+        try:
+            return Limits.from_dict(data)
+        except (TypeError, ValueError) as exc:
+            raise RequestError(f"{'compile' if compile_step else 'run'}: bad limits: {exc}") from None
+
+    def _remember(self, language: str, data: bytes) -> dict:
+        sha = hashlib.sha256(data).hexdigest()
+        self._artifacts[sha] = (language, data)
+        self._artifacts.move_to_end(sha)
+        total = sum(len(d) for _, d in self._artifacts.values())
+        while len(self._artifacts) > _CACHE_ENTRIES or (total > _CACHE_BYTES and len(self._artifacts) > 1):
+            _, (_, old) = self._artifacts.popitem(last=False)
+            total -= len(old)
+        return {"language": language, "sha256": sha, "data_b64": _b64(data)}
+
+    def _program_bytes(self, prog: dict) -> bytes:
+        sha = prog.get("sha256")
+        if prog.get("data_b64") is not None:
+            data = _unb64(prog["data_b64"], "program")
+            if sha and hashlib.sha256(data).hexdigest() != sha:
+                raise RequestError("program: data does not match its sha256")
+            self._remember(prog.get("language"), data)
+            return data
+        if sha and sha in self._artifacts:
+            self._artifacts.move_to_end(sha)
+            return self._artifacts[sha][1]
+        raise ArtifactMissing(f"artifact {sha} not held by this runner; send data_b64")
+
+    def _source_bytes(self, src, fds: list[int], what: str) -> bytes:
+        if not isinstance(src, dict):
+            raise RequestError(f"{what}: a data source object is required")
+        if "data_b64" in src:
+            return _unb64(src["data_b64"], what)
+        fd = self._source_fd(src, fds, what)
+        try:
+            chunks = []
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+            return b"".join(chunks)
+        finally:
+            os.close(fd)
+
+    def _source_fd(self, src: dict, fds: list[int], what: str) -> int:
+        """An fd the runner owns (caller closes) for an fd/path source."""
+        if "fd" in src:
+            i = src["fd"]
+            if not isinstance(i, int) or not 0 <= i < len(fds):
+                raise RequestError(f"{what}: fd index {i!r} out of range ({len(fds)} fds attached)")
+            return os.dup(fds[i])
+        if "path" in src:
+            try:
+                return os.open(src["path"], os.O_RDONLY | os.O_CLOEXEC)
+            except OSError as exc:
+                raise RequestError(f"{what}: cannot open {src['path']!r}: {exc.strerror}") from None
+        raise RequestError(f"{what}: expected one of data_b64, fd, path")
+
+    def _stdin_fd(self, src, fds: list[int]) -> int:
+        if src is None:
+            return os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+        if isinstance(src, dict) and "data_b64" in src:
+            # A memfd, not a pipe: no writer thread, and a multi-MB input cannot deadlock
+            # against the output we are reading.
+            data = _unb64(src["data_b64"], "stdin")
+            fd = os.memfd_create("stdin", os.MFD_CLOEXEC)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.lseek(fd, 0, os.SEEK_SET)
+            return fd
+        fd = self._source_fd(src, fds, "stdin")
+        os.lseek(fd, 0, os.SEEK_SET)
+        return fd
+
+    def _exec(self, argv, box: str, lang: Language, lim: Limits, stdin_fd: int | None) -> Outcome:
+        env = {"PATH": self.cfg.path_env, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+               "HOME": box, "TMPDIR": box, **lang.env}
+        own_stdin = stdin_fd is None
+        if own_stdin:
+            stdin_fd = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            return run_process(
+                argv, env=env, cwd=box, stdin_fd=stdin_fd,
+                rlimits=rlimits_for(lim, stack_mb=lang.stack_mb), ident=self.ident,
+                cpu_limit_s=lim.cpu_time_s, wall_limit_s=lim.wall_time_s,
+                output_cap=lim.output_bytes, stderr_cap=lim.stderr_bytes)
+        finally:
+            if own_stdin:
+                os.close(stdin_fd)
+
+    def _new_box(self) -> str:
+        box = os.path.join(self.cfg.scratch_root, f"box-{os.getpid()}-{next(self._counter)}")
+        os.mkdir(box, 0o700)
+        if self.cfg.uid is not None:
+            os.chown(box, self.cfg.uid, self.cfg.gid if self.cfg.gid is not None else self.cfg.uid)
+        return box
+
+    def _write(self, box: str, name: str, data: bytes, *, mode: int) -> None:
+        fd = os.open(os.path.join(box, name),
+                     os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            if self.cfg.uid is not None:
+                os.fchown(fd, self.cfg.uid, self.cfg.gid if self.cfg.gid is not None else self.cfg.uid)
+            os.fchmod(fd, mode)
+        finally:
+            os.close(fd)
+
+    @staticmethod
+    def _read_artifact(box: str, name: str) -> bytes | None:
+        try:
+            fd = os.open(os.path.join(box, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+        except OSError:
+            return None
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ARTIFACT_BYTES:
+                return None
+            chunks = []
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+            return b"".join(chunks)
+        finally:
+            os.close(fd)
+
+    # -- after every compile/run: nothing of it may survive --------------------------------
+    def _cleanup(self, box: str) -> None:
+        if self.cfg.uid is not None:
+            kill_uid(self.cfg.uid)
+        if self.cfg.reap_orphans:
+            reap_children()
+        shutil.rmtree(box, ignore_errors=True)  # never follows symlinks
+        for d in self.cfg.wipe_dirs:
+            empty_dir(d)
+        if self.cfg.uid is not None:
+            # Anything the run uid managed to create elsewhere under the scratch root.
+            for entry in os.scandir(self.cfg.scratch_root):
+                try:
+                    if entry.stat(follow_symlinks=False).st_uid == self.cfg.uid:
+                        _remove(entry.path)
+                except FileNotFoundError:
+                    pass
+
+
+def _remove(path: str) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+
+
+def empty_dir(path: str) -> None:
+    try:
+        entries = list(os.scandir(path))
+    except OSError:
+        return
+    for e in entries:
+        _remove(e.path)
+
+
+def uid_pids(uid: int) -> list[int]:
+    """Live processes (in our pid namespace) whose uid is ``uid``."""
+    pids = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if os.stat(f"/proc/{name}").st_uid != uid:
+                    continue
+                with open(f"/proc/{name}/stat", "rb") as f:
+                    state = f.read().rsplit(b")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if state != b"Z":  # a zombie holds nothing; its parent reaps it
+                pids.append(int(name))
+    return pids
+
+
+def kill_uid(uid: int, attempts: int = 50) -> None:
+    """Kill every process of ``uid``: a child drops to uid and sends kill(-1, SIGKILL).
+
+    Why this way: a double-forked, setsid()'d daemon leaves the run's process group, but
+    kill(-1) from the same uid reaches every process that uid may signal. Repeated until
+    /proc shows none (a fork racing the first kill is caught by the next).
+    """
+    for _ in range(attempts):
+        if not uid_pids(uid):
+            return
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
+                os.kill(-1, signal.SIGKILL)
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+        reap_children()
+        time.sleep(0.001)
+    if uid_pids(uid):
+        raise RuntimeError(f"processes of uid {uid} survive kill(-1)")
+
+
+def reap_children() -> None:
+    """Collect zombies re-parented to us (we are the subreaper in agent mode)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return

@@ -1,0 +1,56 @@
+"""``execute_batch``: the runner as a library call (the Lambda handler, tests).
+
+Same engine and same batch semantics as the agent-based backends: requests are built by
+``convert``, run by ``core.Runner`` in this process, one at a time, and the results go
+through ``batching``. Runs execute as the calling uid unless ``run_uid`` is given
+(Lambda cannot setuid; the function's own sandbox is the outer wall there).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import os
+
+from sandboxes.runner import convert
+from sandboxes.runner.batching import run_batch
+from sandboxes.runner.core import ArtifactMissing, RequestError, Runner, RunnerConfig
+from sandboxes.types import Artifact, Batch, BatchResult, RunSpec, Source
+
+
+def execute_batch(batch: Batch, resolver, workdir: str, *, run_uid: int | None = None,
+                  output_store=None, backend: str = "library") -> BatchResult:
+    """Compile and run ``batch`` here; ``resolver.get(link)`` supplies linked blobs."""
+    if isinstance(batch, dict):
+        batch = Batch.model_validate(batch)
+    os.makedirs(workdir, exist_ok=True)
+    runner = Runner(RunnerConfig(scratch_root=workdir, uid=run_uid, gid=run_uid))
+    blobs = convert.BlobResolver(resolver)
+
+    def call(fn, *args):
+        try:
+            return fn(*args)
+        except (RequestError, ArtifactMissing) as exc:
+            return {"error": str(exc)}
+
+    async def compile_fn(src: Source):
+        return convert.compile_result(call(runner.compile, convert.compile_request(src)))
+
+    async def program_bytes(art: Artifact) -> bytes:
+        return blobs.data(art.blob)
+
+    async def run_fn(art: Artifact, data: bytes, spec: RunSpec):
+        try:
+            req = convert.run_request(spec, convert.program_ref(art, data, with_data=True), blobs, [])
+        except Exception as exc:  # noqa: BLE001 - a missing/corrupt input blob is our failure
+            return convert.ie_result(spec.id, f"cannot resolve run inputs: {exc}")
+        return convert.run_result(spec.id, call(runner.run, req))
+
+    coro = run_batch(batch, compile_fn=compile_fn, run_fn=run_fn, capacity=1,
+                     program_bytes=program_bytes, output_store=output_store, backend=backend)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # called from inside a loop
+        return pool.submit(asyncio.run, coro).result()

@@ -1,0 +1,237 @@
+"""Start one untrusted process under limits and watch it until it is gone (stdlib only).
+
+Why our own fork instead of subprocess: the child must drop to the run uid, set rlimits,
+set no_new_privs and start its own session in a fixed order, and the parent must read
+stdout with a cap, poll CPU time and notice the main process's exit (a pidfd) even while
+descendants still hold the pipes. The caller (``core.Runner``) runs one process at a time
+from a single-threaded agent, which keeps fork-then-exec safe.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import fcntl
+import os
+import resource
+import select
+import signal
+import time
+from dataclasses import dataclass
+
+_libc = ctypes.CDLL(None, use_errno=True)
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+F_SETPIPE_SZ = 1031
+_CLK_TCK = os.sysconf("SC_CLK_TCK")
+_CHUNK = 1 << 16
+_CPU_POLL_S = 0.05
+
+
+def set_child_subreaper() -> None:
+    """Orphaned grandchildren (double-forked daemons) get re-parented to us, not to init."""
+    _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+@dataclass
+class Outcome:
+    """What happened, before classification."""
+
+    exit_code: int | None = None
+    signal: int | None = None
+    cpu_time_s: float = 0.0
+    wall_time_s: float = 0.0
+    memory_kb: int = 0
+    stdout: bytes = b""
+    output_bytes: int = 0
+    stderr: bytes = b""
+    killed_for: str | None = None  # 'output' | 'wall' | 'cpu' when the agent killed it
+    setup_error: str | None = None  # the child never reached exec (an internal error)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who the run executes as: uid/gid (None: keep the caller's, e.g. inside Lambda)."""
+
+    uid: int | None = None
+    gid: int | None = None
+
+
+def _proc_cpu_s(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+    except OSError:
+        return 0.0
+    rest = data[data.rfind(b")") + 2:].split()
+    # fields after the comm: state is rest[0]; utime/stime are fields 14/15 -> rest[11], rest[12]
+    return (int(rest[11]) + int(rest[12])) / _CLK_TCK
+
+
+def _has_exited(pid: int) -> bool:
+    """Without a pidfd (old kernels): has pid exited? Leaves it unreaped (WNOWAIT)."""
+    info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    return info is not None
+
+
+def _child(argv, env, cwd, stdin_fd, out_w, err_w, err_pipe_w, rlimits, ident: Identity) -> None:
+    """Runs in the forked child; never returns (exec or _exit)."""
+    try:
+        os.setsid()  # own session and process group: killpg reaches everything it forks
+        os.dup2(stdin_fd, 0)
+        os.dup2(out_w, 1)
+        os.dup2(err_w, 2)
+        # Close every other fd (agent sockets, store fds) except the exec-error pipe (CLOEXEC).
+        os.closerange(3, err_pipe_w)
+        os.closerange(err_pipe_w + 1, 1 << 16)
+        os.chdir(cwd)
+        if ident.uid is not None:
+            os.setgroups([])
+            os.setgid(ident.gid if ident.gid is not None else ident.uid)
+            os.setuid(ident.uid)  # from root: drops every capability too
+        if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(NO_NEW_PRIVS)")
+        _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        for res, pair in rlimits:
+            resource.setrlimit(res, pair)
+        for sig in (signal.SIGPIPE, signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGXFSZ):
+            signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        os.execve(argv[0], argv, env)
+    except BaseException as exc:  # noqa: BLE001 - report anything to the parent
+        try:
+            os.write(err_pipe_w, f"{type(exc).__name__}: {exc}".encode()[:1000])
+        finally:
+            os._exit(127)
+
+
+def run_process(argv: list[str], *, env: dict[str, str], cwd: str, stdin_fd: int,
+                rlimits, ident: Identity, cpu_limit_s: float, wall_limit_s: float,
+                output_cap: int, stderr_cap: int) -> Outcome:
+    """Run argv to completion under the limits; kill its whole process group at the end."""
+    out_r, out_w = os.pipe2(os.O_CLOEXEC)
+    err_r, err_w = os.pipe2(os.O_CLOEXEC)
+    ep_r, ep_w = os.pipe2(os.O_CLOEXEC)
+    try:
+        fcntl.fcntl(out_r, F_SETPIPE_SZ, 1 << 20)
+    except OSError:
+        pass
+    start = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        _child(argv, env, cwd, stdin_fd, out_w, err_w, ep_w, rlimits, ident)
+    os.close(out_w)
+    os.close(err_w)
+    os.close(ep_w)
+    res = Outcome()
+    try:
+        err = os.read(ep_r, 2000)
+    finally:
+        os.close(ep_r)
+    if err:
+        os.waitpid(pid, 0)
+        os.close(out_r)
+        os.close(err_r)
+        res.setup_error = err.decode(errors="replace")
+        return res
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError:
+        pidfd = -1
+    out_chunks: list[bytes] = []
+    err_chunks: list[bytes] = []
+    err_len = 0
+    poller = select.poll()
+    open_fds = {out_r, err_r}
+    for fd in open_fds:
+        os.set_blocking(fd, False)
+        poller.register(fd, select.POLLIN)
+    if pidfd >= 0:
+        poller.register(pidfd, select.POLLIN)
+    deadline = start + wall_limit_s
+    next_cpu_check = start + min(_CPU_POLL_S, cpu_limit_s)
+    exited = False
+
+    def kill(reason: str | None) -> None:
+        if reason and res.killed_for is None:
+            res.killed_for = reason
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    while not exited and res.killed_for is None:
+        now = time.monotonic()
+        if now >= deadline:
+            kill("wall")
+            break
+        if now >= next_cpu_check:
+            if _proc_cpu_s(pid) >= cpu_limit_s:
+                kill("cpu")
+                break
+            next_cpu_check = now + _CPU_POLL_S
+            if pidfd < 0 and _has_exited(pid):
+                break
+        timeout = max(0.0, min(deadline, next_cpu_check) - now)
+        for fd, _ev in poller.poll(timeout * 1000 + 1):
+            if fd == pidfd:
+                exited = True
+                continue
+            try:
+                chunk = os.read(fd, _CHUNK)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                poller.unregister(fd)
+                open_fds.discard(fd)
+                continue
+            if fd == out_r:
+                room = output_cap - res.output_bytes
+                if len(chunk) > room:
+                    out_chunks.append(chunk[:room])
+                    res.output_bytes = output_cap
+                    kill("output")
+                    break
+                out_chunks.append(chunk)
+                res.output_bytes += len(chunk)
+            elif err_len < stderr_cap:
+                err_chunks.append(chunk[: stderr_cap - err_len])
+                err_len += len(err_chunks[-1])
+    _, status, ru = os.wait4(pid, 0)
+    res.wall_time_s = time.monotonic() - start
+    kill(None)  # whatever it left behind in its group
+    # Drain what is already buffered (descendants outside the group may keep the pipe open).
+    if res.killed_for != "output":
+        for fd in (out_r, err_r):
+            while True:
+                try:
+                    chunk = os.read(fd, _CHUNK)
+                except BlockingIOError:
+                    break
+                if not chunk:
+                    break
+                if fd == out_r:
+                    room = output_cap - res.output_bytes
+                    if len(chunk) > room:
+                        out_chunks.append(chunk[:room])
+                        res.output_bytes = output_cap
+                        res.killed_for = "output"
+                        break
+                    out_chunks.append(chunk)
+                    res.output_bytes += len(chunk)
+                elif err_len < stderr_cap:
+                    err_chunks.append(chunk[: stderr_cap - err_len])
+                    err_len += len(err_chunks[-1])
+    for fd in (out_r, err_r):
+        os.close(fd)
+    if pidfd >= 0:
+        os.close(pidfd)
+    res.stdout = b"".join(out_chunks)
+    res.stderr = b"".join(err_chunks)
+    res.cpu_time_s = ru.ru_utime + ru.ru_stime
+    res.memory_kb = ru.ru_maxrss
+    if os.WIFSIGNALED(status):
+        res.signal = os.WTERMSIG(status)
+    else:
+        res.exit_code = os.WEXITSTATUS(status)
+    return res

@@ -1,0 +1,426 @@
+"""One adversarial test per claim of sandboxes/THREAT_MODEL.md, on every backend.
+
+Each test really attempts the attack from inside a sandboxed run, checks it failed (or
+was contained by a limit), then checks the backend still judges a normal submission
+correctly. Network checks only ever target loopback servers the test started itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from sandboxes.types import Batch, Blob, RunSpec, Source, Status
+from tests.sandboxes.backend_fixture import HOST_SECRET, quick_limits
+from tests.security.helpers import (assert_healthy, assert_no_run_processes_left,
+                                    host_pids_with_cmdline)
+
+
+def _json_out(r) -> dict:
+    assert r.status == Status.OK, r
+    return json.loads(r.stdout)
+
+
+# -- resource exhaustion ----------------------------------------------------------------------
+
+def test_fork_bomb_is_contained(backend):
+    code = "#include <unistd.h>\nint main(void){ for(;;) fork(); }\n"
+    r = backend.run_code("c", code, limits=quick_limits(max_processes=16, cpu_time_s=1, wall_time_s=2))
+    assert r.status in (Status.TLE, Status.RE), r
+    assert_no_run_processes_left(backend)
+    assert_healthy(backend)
+
+
+def test_thread_bomb_is_contained(backend):
+    code = ("import threading, time\nn = 0\ntry:\n    while n < 10000:\n"
+            "        threading.Thread(target=time.sleep, args=(30,), daemon=True).start(); n += 1\n"
+            "except (RuntimeError, MemoryError):\n    pass\nprint(n, flush=True)\nimport os\nos._exit(0)\n")
+    r = backend.run_code("python", code, limits=quick_limits(max_processes=24, wall_time_s=5))
+    assert r.status == Status.OK, r
+    assert int(r.stdout) < 24, "threads are capped by the process/thread limit"
+    assert_no_run_processes_left(backend)
+    assert_healthy(backend)
+
+
+def test_memory_bomb_is_mle(backend):
+    code = "chunks = []\nwhile True:\n    chunks.append(bytearray(8 << 20))\n"
+    r = backend.run_code("python", code, limits=quick_limits(memory_mb=128))
+    assert r.status == Status.MLE, r
+    assert_healthy(backend)
+
+
+def test_native_memory_bomb_is_mle(backend):
+    code = ("#include <stdlib.h>\n#include <string.h>\nint main(void){ for(;;){ char *p = malloc(1<<24);"
+            " if(!p) return 3; memset(p, 1, 1<<24);} }\n")
+    r = backend.run_code("c", code, limits=quick_limits(memory_mb=128))
+    assert r.status in (Status.MLE, Status.RE), r  # malloc NULL -> exit 3 is the program's choice
+    assert r.memory_kb <= 128 * 1024 + 1024
+    assert_healthy(backend)
+
+
+def test_cpu_spin_is_tle(backend):
+    r = backend.run_code("python", "while True:\n    pass\n", limits=quick_limits(cpu_time_s=0.5, wall_time_s=5))
+    assert r.status == Status.TLE and "CPU" in r.message, r
+    assert_healthy(backend)
+
+
+def test_sleep_past_wall_limit_is_tle(backend):
+    r = backend.run_code("python", "import time\ntime.sleep(60)\n", limits=quick_limits(cpu_time_s=1, wall_time_s=1))
+    assert r.status == Status.TLE and "wall" in r.message, r
+    assert r.wall_time_s < 10
+    assert_healthy(backend)
+
+
+def test_infinite_output_is_ole_at_the_cap(backend):
+    code = "import sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n"
+    r = backend.run_code("python", code, limits=quick_limits(output_bytes=1 << 20))
+    assert r.status == Status.OLE
+    assert len(r.stdout) == r.output_bytes == 1 << 20
+    assert_healthy(backend)
+
+
+def test_filling_the_disk_is_stopped(backend):
+    # Many files, each under the file-size cap: only the scratch filesystem's size stops it.
+    code = ("import os, errno\ntotal = 0\nerr = ''\ntry:\n    for i in range(4096):\n"
+            "        with open(f'f{i}', 'wb') as f:\n            f.write(b'z' * (1 << 20))\n        total += 1 << 20\n"
+            "except OSError as e:\n    err = errno.errorcode.get(e.errno, str(e.errno))\nprint(total, err)\n")
+    r = backend.run_code("python", code, limits=quick_limits(file_size_bytes=2 << 20, wall_time_s=20, cpu_time_s=10))
+    assert r.status == Status.OK, r
+    total, err = r.stdout.split()
+    assert err in (b"ENOSPC", b"EDQUOT", b"EFBIG"), r.stdout
+    assert int(total) < (4 << 30)
+    assert_healthy(backend)
+    # ...and the space is given back: the next run can write again.
+    r2 = backend.run_code("python", "open('x','wb').write(b'y' * (1 << 20))\nprint('ok')\n")
+    assert r2.stdout == b"ok\n", r2
+
+
+def test_single_big_file_hits_file_size_limit(backend):
+    code = "f = open('big', 'wb')\nwhile True:\n    f.write(b'x' * (1 << 20))\n"
+    r = backend.run_code("python", code, limits=quick_limits(file_size_bytes=4 << 20))
+    # C programs die of SIGXFSZ; CPython ignores that signal and gets EFBIG instead.
+    assert r.status == Status.RE and ("SIGXFSZ" in r.message or b"File too large" in r.stderr), r
+    c = backend.run_code("c", '#include <stdio.h>\nint main(void){ FILE *f = fopen("big", "wb"); static char b[1<<20];'
+                         ' for(;;) fwrite(b, 1, sizeof b, f); }\n', limits=quick_limits(file_size_bytes=4 << 20))
+    assert c.status == Status.RE and "SIGXFSZ" in c.message, c
+    assert_healthy(backend)
+
+
+# -- secrets and the host filesystem ----------------------------------------------------------
+
+def test_host_env_and_shadow_are_not_readable(backend):
+    code = ("import os, json\nout = {'env': dict(os.environ)}\n"
+            "out['self_environ'] = open('/proc/self/environ','rb').read().decode(errors='replace')\n"
+            "try:\n    out['shadow'] = open('/etc/shadow').read()\nexcept OSError as e:\n    out['shadow'] = None\n"
+            "print(json.dumps(out))\n")
+    out = _json_out(backend.run_code("python", code))
+    assert HOST_SECRET not in json.dumps(out)
+    assert "OUBLIETTE_TEST_HOST_SECRET" not in out["env"]
+    assert out["shadow"] is None
+    assert set(out["env"]) <= {"PATH", "LANG", "LC_ALL", "HOME", "TMPDIR", "PYTHONDONTWRITEBYTECODE",
+                               "PYTHONIOENCODING", "LD_LIBRARY_PATH"}
+    assert_healthy(backend)
+
+
+def test_store_files_are_not_readable(backend):
+    secret = ("store-secret-" + secrets.token_hex(8)).encode()
+    link, _ = backend.store.put(secret)
+    path = str(backend.store.local_path(link))
+    code = f"""
+import os, json
+secret = {secret!r}
+found, opened = [], False
+try:
+    opened = secret in open({path!r}, 'rb').read()
+except OSError:
+    pass
+for top in ('/tmp', '/var', '/srv', '/mnt', '/opt', '/run', '/home', '/root', '/data', '/store', os.path.dirname({path!r})):
+    for root, dirs, files in os.walk(top):
+        for name in files:
+            try:
+                with open(os.path.join(root, name), 'rb') as f:
+                    if secret in f.read(1 << 20):
+                        found.append(os.path.join(root, name))
+            except OSError:
+                pass
+print(json.dumps({{'opened': opened, 'found': found}}))
+"""
+    out = _json_out(backend.run_code("python", code, limits=quick_limits(wall_time_s=10, cpu_time_s=5)))
+    assert out == {"opened": False, "found": []}
+    # The same blob given to a run as its stdin by link is of course readable there.
+    r = backend.run(Batch(program=Source(language="python", code="import sys\nsys.stdout.write(sys.stdin.read())\n"),
+                          runs=[RunSpec(id="a", stdin=Blob(link=link))]))
+    assert r.runs[0].stdout == secret
+    assert_healthy(backend)
+
+
+def test_cannot_write_outside_scratch(backend, tmp_path):
+    host_target = tmp_path / "planted"
+    targets = ["/usr/planted", "/etc/planted", "/planted", "/tmp/planted", "/var/planted", "/opt/planted",
+               "/root/planted", "/home/planted", "/proc/sys/kernel/hostname", str(host_target)]
+    code = f"""
+import json
+ok = []
+for t in {targets!r}:
+    try:
+        with open(t, 'w') as f:
+            f.write('x')
+        ok.append(t)
+    except OSError:
+        pass
+open('inside', 'w').write('fine')
+print(json.dumps(ok))
+"""
+    out = _json_out(backend.run_code("python", code))
+    assert out == []
+    assert not host_target.exists()
+    assert not os.path.exists("/usr/planted") and not os.path.exists("/etc/planted")
+    assert_healthy(backend)
+
+
+# -- network ------------------------------------------------------------------------------------
+
+def test_only_loopback_and_no_route_to_a_host_server(backend):
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    srv.settimeout(0.2)
+    port = srv.getsockname()[1]
+    accepted = []
+
+    def accept_loop():
+        while not stop.is_set():
+            try:
+                conn, _ = srv.accept()
+                accepted.append(conn)
+            except OSError:
+                pass
+
+    stop = threading.Event()
+    t = threading.Thread(target=accept_loop, daemon=True)
+    t.start()
+    code = f"""
+import json, socket
+ifaces = [n for _, n in socket.if_nameindex()]
+try:
+    s = socket.create_connection(('127.0.0.1', {port}), timeout=2)
+    s.sendall(b'escaped')
+    reached = True
+except OSError as e:
+    reached = False
+print(json.dumps({{'ifaces': ifaces, 'reached': reached}}))
+"""
+    try:
+        out = _json_out(backend.run_code("python", code, limits=quick_limits(wall_time_s=8)))
+    finally:
+        stop.set()
+        t.join(2)
+        srv.close()
+    assert out["ifaces"] == ["lo"]
+    assert out["reached"] is False and accepted == []
+    assert_healthy(backend)
+
+
+# -- other processes ------------------------------------------------------------------------------
+
+@pytest.fixture
+def host_process():
+    """A host process with a secret marker in its command line and the service's env."""
+    marker = f"host-marker-{secrets.token_hex(6)}"
+    p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", marker])
+    try:
+        yield p, marker
+    finally:
+        p.kill()
+        p.wait()
+
+
+def test_cannot_signal_or_ptrace_other_processes(backend, host_process):
+    proc, _ = host_process
+    code = f"""
+import ctypes, json, os, signal
+libc = ctypes.CDLL(None, use_errno=True)
+res = {{}}
+targets = [{proc.pid}, 1, 2, 3, os.getppid()]
+for pid in targets:
+    if pid == os.getpid():
+        continue
+    try:
+        os.kill(pid, signal.SIGKILL)
+        res[f'kill {{pid}}'] = 'sent'
+    except OSError as e:
+        res[f'kill {{pid}}'] = e.strerror
+    rc = libc.ptrace(16, pid, None, None)  # PTRACE_ATTACH
+    res[f'ptrace {{pid}}'] = 'attached' if rc == 0 else os.strerror(ctypes.get_errno())
+try:
+    os.kill(-1, signal.SIGKILL)  # everything this uid may signal (not ourselves)
+except OSError:
+    pass
+print(json.dumps(res))
+"""
+    out = _json_out(backend.run_code("python", code))
+    assert "attached" not in out.values(), out
+    assert proc.poll() is None, "the host process must survive"
+    # Signals may reach only the run's own processes, never the agent or the host.
+    for key, val in out.items():
+        if key.startswith("kill") and val == "sent":
+            pytest.fail(f"{key} was delivered: {out}")
+    assert_healthy(backend)
+
+
+def test_cannot_read_other_processes_through_proc(backend, host_process):
+    proc, marker = host_process
+    code = f"""
+import json, os
+hits = []
+for pid in os.listdir('/proc'):
+    if not pid.isdigit() or int(pid) == os.getpid():
+        continue
+    for what in ('environ', 'cmdline'):
+        try:
+            data = open(f'/proc/{{pid}}/{{what}}', 'rb').read()
+        except OSError:
+            continue
+        if {HOST_SECRET.encode()!r} in data or {marker.encode()!r} in data:
+            hits.append(f'{{pid}}/{{what}}')
+print(json.dumps({{'hits': hits, 'host_pid_visible': os.path.exists('/proc/{proc.pid}/cmdline')}}))
+"""
+    out = _json_out(backend.run_code("python", code))
+    assert out["hits"] == []
+    assert_healthy(backend)
+
+
+# -- privilege -----------------------------------------------------------------------------------
+
+def test_setuid_tricks_gain_nothing(backend):
+    code = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+int main(int argc, char **argv) {
+    if (argc > 1) { printf("child euid=%d ruid=%d\n", (int)geteuid(), (int)getuid()); return 0; }
+    printf("setuid0=%d setgid0=%d\n", setuid(0), setgid(0));
+    FILE *f = fopen("/proc/self/status", "r"); char line[256];
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "Cap", 3) || !strncmp(line, "NoNewPrivs", 10)) fputs(line, stdout);
+    fclose(f);
+    /* our own copy with the setuid/setgid bits: must not change who we are */
+    char cmd[4096]; snprintf(cmd, sizeof cmd, "cp %s ./suid && chmod 6755 ./suid", argv[0]);
+    if (system(cmd) == 0) execl("./suid", "./suid", "again", (char *)0);
+    printf("copy failed\n");
+    return 0;
+}
+"""
+    r = backend.run_code("c", code)
+    assert r.status == Status.OK, r
+    out = r.stdout.decode()
+    assert "setuid0=-1 setgid0=-1" in out
+    assert "NoNewPrivs:\t1" in out
+    for cap in ("CapInh", "CapPrm", "CapEff", "CapAmb"):
+        assert f"{cap}:\t0000000000000000" in out, out
+    euid = int(out.split("child euid=")[1].split()[0])
+    ruid = int(out.split("ruid=")[1].split()[0])
+    assert euid == ruid != 0
+    # A host setuid-root binary does not elevate either (no_new_privs / nosuid).
+    r = backend.run_code("python", "import subprocess\np = subprocess.run(['/usr/bin/su', '-c', 'id -u', 'root'],"
+                         " stdin=subprocess.DEVNULL, capture_output=True)\nprint(p.stdout.decode().strip() or 'none')\n")
+    assert r.stdout.strip() != b"0", r
+    assert_healthy(backend)
+
+
+def test_planted_symlinks_are_never_followed_by_the_host(backend, tmp_path):
+    canary = tmp_path / "canary"
+    canary.write_text("untouched")
+    os.chmod(canary, 0o600)
+    before = (canary.read_bytes(), canary.stat().st_mode, canary.stat().st_uid)
+    passwd_before = hashlib.sha256(open("/etc/passwd", "rb").read()).hexdigest()
+    passwd_stat = os.stat("/etc/passwd")
+    code = f"""
+import os, glob
+targets = [{str(canary)!r}, '/etc/passwd', '/etc/shadow', '/']
+names = ['main', 'main.py', 'stdout', 'stderr', 'output', 'output.txt', 'a.out', 'input', 'box', 'art']
+for i, name in enumerate(names):
+    try:
+        if os.path.lexists(name):
+            os.unlink(name)
+        os.symlink(targets[i % len(targets)], name)
+    except OSError:
+        pass
+here = os.getcwd()
+parent = os.path.dirname(here)
+for guess in [here + '-next', parent + '/box-next'] + [here[:-1] + str(d) for d in range(10)]:
+    try:
+        os.symlink('/etc', guess)
+    except OSError:
+        pass
+print('planted')
+"""
+    res = backend.run(Batch(program=Source(language="python", code=code),
+                            runs=[RunSpec(id=str(i)) for i in range(4)], output_to_store=True))
+    assert all(r.status == Status.OK for r in res.runs), res.runs
+    assert (canary.read_bytes(), canary.stat().st_mode, canary.stat().st_uid) == before
+    assert hashlib.sha256(open("/etc/passwd", "rb").read()).hexdigest() == passwd_before
+    st = os.stat("/etc/passwd")
+    assert (st.st_uid, st.st_gid, st.st_mode) == (passwd_stat.st_uid, passwd_stat.st_gid, passwd_stat.st_mode)
+    assert_healthy(backend)
+
+
+# -- isolation between runs ------------------------------------------------------------------------
+
+def test_no_state_survives_from_one_run_to_the_next(backend):
+    marker = "state-" + secrets.token_hex(6)
+    n = 2 * backend.backend.capacity
+    write = f"""
+import os
+for d in ('.', os.environ.get('HOME', '.'), os.environ.get('TMPDIR', '.'), '/tmp', '/dev/shm', '/var/tmp'):
+    try:
+        open(os.path.join(d, {marker!r}), 'w').write('x')
+    except OSError:
+        pass
+print('ok')
+"""
+    read = f"""
+import os
+found = []
+for top in ('/tmp', '/dev/shm', '/var/tmp', os.environ.get('HOME', '.'), '.'):
+    for root, dirs, files in os.walk(top):
+        if {marker!r} in files:
+            found.append(root)
+print(found)
+"""
+    w = backend.run(Batch(program=Source(language="python", code=write), runs=[RunSpec(id=str(i)) for i in range(n)]))
+    assert all(r.status == Status.OK for r in w.runs)
+    r = backend.run(Batch(program=Source(language="python", code=read), runs=[RunSpec(id=str(i)) for i in range(n)]))
+    assert [x.stdout for x in r.runs] == [b"[]\n"] * n
+    assert_healthy(backend)
+
+
+def test_no_process_survives_the_run(backend):
+    marker = f"{secrets.randbelow(10**6)}.{secrets.randbelow(10**6):06d}"
+    code = f"""
+import os
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        for fd in (0, 1, 2):
+            os.close(fd)
+        os.execv('/bin/sleep', ['sleep', {marker!r}])
+    os._exit(0)
+os.wait()
+print('daemonized')
+"""
+    r = backend.run_code("python", code)
+    assert r.status == Status.OK and r.stdout == b"daemonized\n", r
+    assert host_pids_with_cmdline(marker.encode()) == [], "a daemonized grandchild survived the run"
+    assert_no_run_processes_left(backend)
+    assert_healthy(backend)

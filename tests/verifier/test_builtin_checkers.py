@@ -1,0 +1,70 @@
+"""Built-in checkers: testlib stock semantics, one case per rule that matters."""
+
+import pytest
+
+from problem_store.manifest import BuiltinChecker
+from verifier.checkers.builtin import check_builtin, floats_equal
+
+
+def v(name, out, ans, **kw):
+    return check_builtin(BuiltinChecker(name=name, **kw), out, ans).verdict
+
+
+def test_exact_is_byte_for_byte():
+    assert v("exact", b"1 2\n", b"1 2\n") == "AC"
+    assert v("exact", b"1 2", b"1 2\n") == "WA"
+
+
+def test_lines_ignores_trailing_space_and_blank_lines_only():
+    assert v("lines", b"a b  \nc\n\n\n", b"a b\nc") == "AC"
+    assert v("lines", b"a  b\nc", b"a b\nc") == "WA"  # inner spacing matters
+    assert v("lines", b"a\r\nb\r\n", b"a\nb\n") == "AC"
+    assert v("lines", b"A\n", b"a\n", case_sensitive=False) == "AC"
+
+
+def test_tokens_ignores_whitespace_layout_but_not_extra_tokens():
+    assert v("tokens", b"1\n2   3\n", b"1 2 3") == "AC"
+    assert v("tokens", b"1 2 3 4", b"1 2 3") == "WA"
+    assert v("tokens", b"1 2", b"1 2 3") == "WA"
+    assert v("tokens", b"Yes", b"yes") == "WA"
+    assert v("tokens", b"Yes", b"yes", case_sensitive=False) == "AC"
+
+
+def test_integers_non_integer_token_is_pe_and_values_compare_numerically():
+    assert v("integers", b"+5 007", b"5 7") == "AC"
+    assert v("integers", b"5 7.0", b"5 7") == "PE"
+    assert v("integers", b"5 8", b"5 7") == "WA"
+    assert v("integers", b"123456789012345678901234567890", b"123456789012345678901234567890") == "AC"
+    assert v("integers", b"5", b"5 x") == "IE"  # a bad jury answer is ours, never WA
+
+
+def test_unordered_compares_multisets():
+    assert v("unordered", b"3 1 2 2", b"2 1 2 3") == "AC"
+    assert v("unordered", b"3 1 2", b"2 1 2 3") == "WA"
+    assert v("unordered", b"1 1 2", b"1 2 2") == "WA"
+
+
+def test_floats_tolerances_and_nan():
+    assert v("floats", b"0.3333333", b"0.33333333333") == "AC"
+    assert v("floats", b"1000000.5", b"1000000.0", abs_tol=1e-9, rel_tol=1e-6) == "AC"  # relative
+    assert v("floats", b"1.01", b"1.0", abs_tol=1e-3, rel_tol=1e-3) == "WA"
+    assert v("floats", b"nan", b"nan") == "WA"  # NaN is never equal, not even to NaN
+    assert v("floats", b"inf", b"inf") == "AC"
+    assert v("floats", b"abc", b"1.0") == "PE"
+    assert v("floats", b"1.0 2.0", b"1.0") == "WA"
+    assert not floats_equal(float("nan"), 1.0, 1.0, 1.0)
+
+
+@pytest.mark.parametrize("out,verdict", [(b"yes", "AC"), (b"YES\n", "AC"), (b"No", "WA"),
+                                         (b"maybe", "PE"), (b"", "PE"), (b"yes yes", "PE")])
+def test_yesno_case_insensitive(out, verdict):
+    assert v("yesno", out, b"Yes\n") == verdict
+
+
+def test_yesno_bad_jury_answer_is_ie():
+    assert v("yesno", b"yes", b"perhaps") == "IE"
+
+
+def test_messages_name_the_difference():
+    out = check_builtin(BuiltinChecker(name="tokens"), b"1 5 3", b"1 2 3")
+    assert "2nd" in out.message and "'2'" in out.message and "'5'" in out.message

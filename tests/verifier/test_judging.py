@@ -1,0 +1,125 @@
+"""Judging logic through the service core (FakeBackend runs real Python subprocesses)."""
+
+import pytest
+
+from sandboxes.backends.base import SandboxError
+from tests.verifier.conftest import SUM_AC, SUM_WA
+from verifier.errors import InvalidRequest, TooLarge, UnknownProblem, UnsupportedLanguage
+from verifier.models import VerifyOptions, VerifyRequest
+
+
+def req(pid="sum", code=SUM_AC, language="python", **opts):
+    return VerifyRequest(problem_id=pid, language=language, code=code, options=VerifyOptions(**opts))
+
+
+async def test_accepted_solution(service):
+    r = await service.verify(req())
+    assert r.verdict == "AC" and r.reward == 1.0
+    assert [t.verdict for t in r.tests] == ["AC"] * 4
+    assert r.compile.status in ("OK", "CACHED")  # the self-test compiled the same A+B
+
+
+async def test_wrong_answer_and_reward_rules(service):
+    # a - b is right only when b == 0: tests 04 (0 0) passes.
+    r = await service.verify(req(code=SUM_WA))
+    assert r.verdict == "WA" and r.reward == 0.0
+    assert [t.verdict for t in r.tests] == ["WA", "WA", "WA", "AC"]
+    assert (await service.verify(req(code=SUM_WA, reward="fraction"))).reward == 0.25
+    # points: tests carry 1, 2, 3, 4 points; only the 4-point test passes.
+    assert (await service.verify(req(code=SUM_WA, reward="points"))).reward == pytest.approx(0.4)
+
+
+async def test_stop_on_first_failure_marks_rest_skipped(service):
+    r = await service.verify(req(code=SUM_WA, stop_on_first_failure=True))
+    assert [t.verdict for t in r.tests] == ["WA", "SKIPPED", "SKIPPED", "SKIPPED"]
+    assert r.verdict == "WA"
+
+
+async def test_runtime_failure_skips_rest_and_checker_never_sees_failed_run(service, backend):
+    code = "a, b = map(int, input().split())\nassert b != 5\nprint(a + b)\n"
+    r = await service.verify(req(code=code, stop_on_first_failure=True))
+    assert [t.verdict for t in r.tests] == ["AC", "RE", "SKIPPED", "SKIPPED"]
+
+
+async def test_test_subset(service, backend):
+    r = await service.verify(req(tests=["03"]))
+    assert [t.name for t in r.tests] == ["03"] and r.verdict == "AC"
+    with pytest.raises(InvalidRequest, match="nope"):
+        await service.verify(req(tests=["03", "nope"]))
+
+
+async def test_compile_error_is_ce_and_cached(service, backend):
+    bad = "def (:\n"
+    r = await service.verify(req(code=bad))
+    assert r.verdict == "CE" and r.reward == 0.0 and "SyntaxError" in r.message
+    assert all(t.verdict == "SKIPPED" for t in r.tests)
+    before = backend.batches
+    r2 = await service.verify(req(code=bad))
+    assert r2.verdict == "CE" and backend.batches == before  # cached: no sandbox call
+
+
+async def test_compile_once_then_artifact_reused(service, backend):
+    c0 = backend.compiles
+    await service.verify(req(code=SUM_AC + "# variant\n"))
+    await service.verify(req(code=SUM_AC + "# variant\n"))
+    assert backend.compiles == c0 + 1
+
+
+async def test_backend_failure_is_ie_with_null_reward(service, backend):
+    backend.fail = SandboxError("all slots lost")
+    r = await service.verify(req(code=SUM_AC + "# fresh\n"))
+    assert r.verdict == "IE" and r.reward is None and "all slots lost" in r.message
+
+
+async def test_custom_checker_exit_codes(service):
+    r = await service.verify(req("sum-custom"))
+    assert r.verdict == "AC"
+    r = await service.verify(req("sum-custom", code=SUM_WA))
+    assert [t.verdict for t in r.tests] == ["WA", "WA", "WA", "AC"]
+    r = await service.verify(req("sum-custom", code="print('x')"))
+    assert r.verdict == "PE"
+    # exit 3 (FAIL) is the jury's failure: IE and no reward, never WA.
+    r = await service.verify(req("sum-custom", code="print('FAIL')"))
+    assert r.verdict == "IE" and r.reward is None and "FAIL" in r.message
+    # exit 7: partial points (0.5 of each test's points).
+    r = await service.verify(req("sum-custom", code="print('HALF')", reward="points"))
+    assert r.reward == pytest.approx(0.5) and r.verdict == "WA"
+
+
+async def test_function_problem_asserts(service):
+    ok = await service.verify(req("add-fn", code="def add(a, b):\n    return a + b\n"))
+    assert ok.verdict == "AC" and [t.verdict for t in ok.tests] == ["AC", "AC"]
+    wa = await service.verify(req("add-fn", code="def add(a, b):\n    return abs(a) + abs(b)\n"))
+    assert [t.verdict for t in wa.tests] == ["AC", "WA"]
+    re_ = await service.verify(req("add-fn", code="def add(a, b):\n    return a + b + None\n"))
+    assert re_.verdict == "RE"
+    missing = await service.verify(req("add-fn", code="def plus(a, b):\n    return a + b\n"))
+    assert missing.verdict == "RE" and "add" in missing.tests[0].message
+    ce = await service.verify(req("add-fn", code="def add(a, b) return\n"))
+    assert ce.verdict == "CE" and ce.reward == 0.0
+
+
+async def test_function_problem_early_exit_is_not_accepted(service):
+    r = await service.verify(req("add-fn", code="import os\nos._exit(0)\n"))
+    assert r.verdict == "RE"
+    r = await service.verify(req("add-fn", code="import sys\ndef add(a, b):\n    sys.exit(0)\n"))
+    assert r.verdict == "RE"
+
+
+async def test_function_problem_humaneval(service):
+    assert (await service.verify(req("add-he", code="def add(a, b): return a + b"))).verdict == "AC"
+    assert (await service.verify(req("add-he", code="def add(a, b): return a * b"))).verdict == "WA"
+
+
+async def test_function_problem_only_python(service):
+    with pytest.raises(UnsupportedLanguage):
+        await service.verify(req("add-fn", language="cpp", code="int main(){}"))
+
+
+async def test_client_errors(service):
+    with pytest.raises(UnknownProblem):
+        await service.verify(req("no-such-problem"))
+    with pytest.raises(UnsupportedLanguage, match="cobol"):
+        await service.verify(req(language="cobol"))
+    with pytest.raises(TooLarge):
+        await service.verify(req(code="#" * (service.config.max_code_bytes + 1)))

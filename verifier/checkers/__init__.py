@@ -1,0 +1,1 @@
+"""Output checkers: built-in comparators (in-process) and custom checker binaries (sandboxed)."""

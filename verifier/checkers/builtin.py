@@ -1,0 +1,180 @@
+"""Built-in comparators with testlib's stock checker semantics (wcmp, ncmp, rcmp, lcmp, yesno).
+
+They run in the verifier process on bytes (no decoding, so any output is comparable). The
+answer file is the jury's: if *it* is malformed (a non-integer for ``integers``) the result is
+IE (testlib's FAIL), never a verdict on the contestant. Differences from testlib, on purpose:
+``floats`` never treats NaN as equal to anything (testlib accepts NaN == NaN; DMOJ rejects it
+because a program printing "nan" has not computed the answer), and ``unordered`` is ours.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from problem_store.manifest import BuiltinChecker
+
+_INT_RE = re.compile(rb"^[+-]?\d+$")
+_FLOAT_RE = re.compile(rb"^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|nan|inf|infinity)$",
+                       re.IGNORECASE)
+_MAX_SHOWN = 32
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    verdict: str  # "AC" | "WA" | "PE" | "IE"
+    message: str = ""
+    points: float | None = None  # fraction of the test's points, only for custom checkers
+
+
+def _show(token: bytes) -> str:
+    text = token.decode("utf-8", "replace")
+    return text if len(text) <= _MAX_SHOWN else text[:_MAX_SHOWN] + "..."
+
+
+def _ordinal(i: int) -> str:
+    n = i + 1
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _fold(tokens: list[bytes], case_sensitive: bool) -> list[bytes]:
+    return tokens if case_sensitive else [t.lower() for t in tokens]
+
+
+def check_exact(output: bytes, answer: bytes, spec: BuiltinChecker) -> CheckOutcome:
+    if output == answer:
+        return CheckOutcome("AC", f"{len(output)} bytes")
+    for i, (a, b) in enumerate(zip(output, answer)):
+        if a != b:
+            return CheckOutcome("WA", f"first difference at byte {i}")
+    return CheckOutcome("WA", f"output has {len(output)} bytes, answer {len(answer)}")
+
+
+def _lines(data: bytes) -> list[bytes]:
+    lines = [ln.rstrip() for ln in data.replace(b"\r\n", b"\n").split(b"\n")]
+    while lines and lines[-1] == b"":
+        lines.pop()
+    return lines
+
+
+def check_lines(output: bytes, answer: bytes, spec: BuiltinChecker) -> CheckOutcome:
+    out, ans = _lines(output), _lines(answer)
+    for i, (o, a) in enumerate(zip(out, ans)):
+        if (o if spec.case_sensitive else o.lower()) != (a if spec.case_sensitive else a.lower()):
+            return CheckOutcome("WA", f"line {i + 1} differs: expected '{_show(a)}', found '{_show(o)}'")
+    if len(out) != len(ans):
+        return CheckOutcome("WA", f"expected {len(ans)} lines, found {len(out)}")
+    return CheckOutcome("AC", f"{len(ans)} lines")
+
+
+def check_tokens(output: bytes, answer: bytes, spec: BuiltinChecker) -> CheckOutcome:
+    out, ans = output.split(), answer.split()
+    fo, fa = _fold(out, spec.case_sensitive), _fold(ans, spec.case_sensitive)
+    for i, (o, a) in enumerate(zip(fo, fa)):
+        if o != a:
+            return CheckOutcome("WA", f"{_ordinal(i)} words differ - expected: '{_show(ans[i])}', "
+                                      f"found: '{_show(out[i])}'")
+    if len(out) < len(ans):
+        return CheckOutcome("WA", f"answer contains longer sequence [length = {len(ans)}], "
+                                  f"but output contains {len(out)} elements")
+    if len(out) > len(ans):
+        return CheckOutcome("WA", f"participant output contains extra tokens ({len(out) - len(ans)})")
+    return CheckOutcome("AC", f"{len(ans)} tokens")
+
+
+def check_integers(output: bytes, answer: bytes, spec: BuiltinChecker) -> CheckOutcome:
+    ans = answer.split()
+    for i, a in enumerate(ans):
+        if not _INT_RE.match(a):
+            return CheckOutcome("IE", f"jury answer: {_ordinal(i)} token '{_show(a)}' is not an integer")
+    out = output.split()
+    for i, o in enumerate(out):
+        if not _INT_RE.match(o):
+            return CheckOutcome("PE", f"expected an integer, found '{_show(o)}' ({_ordinal(i)} token)")
+    for i, (o, a) in enumerate(zip(out, ans)):
+        if int(o) != int(a):
+            return CheckOutcome("WA", f"{_ordinal(i)} numbers differ - expected: '{_show(a)}', "
+                                      f"found: '{_show(o)}'")
+    if len(out) != len(ans):
+        return CheckOutcome("WA", f"expected {len(ans)} numbers, found {len(out)}")
+    return CheckOutcome("AC", f"{len(ans)} numbers")
+
+
+def check_unordered(output: bytes, answer: bytes, spec: BuiltinChecker) -> CheckOutcome:
+    out = Counter(_fold(output.split(), spec.case_sensitive))
+    ans = Counter(_fold(answer.split(), spec.case_sensitive))
+    if out == ans:
+        return CheckOutcome("AC", f"{sum(ans.values())} tokens (any order)")
+    missing, extra = ans - out, out - ans
+    parts = []
+    if missing:
+        parts.append(f"missing '{_show(next(iter(missing)))}'")
+    if extra:
+        parts.append(f"unexpected '{_show(next(iter(extra)))}'")
+    return CheckOutcome("WA", "token multisets differ: " + ", ".join(parts))
+
+
+def floats_equal(expected: float, found: float, abs_tol: float, rel_tol: float) -> bool:
+    """testlib doubleCompare, except that NaN is never equal (not even to NaN)."""
+    if math.isnan(expected) or math.isnan(found):
+        return False
+    if math.isinf(expected) or math.isinf(found):
+        return expected == found
+    diff = abs(found - expected)
+    return diff <= abs_tol + 1e-15 or diff <= rel_tol * abs(expected) + 1e-15
+
+
+def check_floats(output: bytes, answer: bytes, spec: BuiltinChecker) -> CheckOutcome:
+    ans = answer.split()
+    for i, a in enumerate(ans):
+        if not _FLOAT_RE.match(a):
+            return CheckOutcome("IE", f"jury answer: {_ordinal(i)} token '{_show(a)}' is not a number")
+    out = output.split()
+    for i, o in enumerate(out):
+        if not _FLOAT_RE.match(o):
+            return CheckOutcome("PE", f"expected a number, found '{_show(o)}' ({_ordinal(i)} token)")
+    for i, (o, a) in enumerate(zip(out, ans)):
+        if not floats_equal(float(a), float(o), spec.abs_tol, spec.rel_tol):
+            return CheckOutcome("WA", f"{_ordinal(i)} numbers differ - expected: '{_show(a)}', "
+                                      f"found: '{_show(o)}' (abs_tol {spec.abs_tol:g}, "
+                                      f"rel_tol {spec.rel_tol:g})")
+    if len(out) != len(ans):
+        return CheckOutcome("WA", f"expected {len(ans)} numbers, found {len(out)}")
+    return CheckOutcome("AC", f"{len(ans)} numbers")
+
+
+def check_yesno(output: bytes, answer: bytes, spec: BuiltinChecker) -> CheckOutcome:
+    ans = answer.split()
+    if len(ans) != 1 or ans[0].upper() not in (b"YES", b"NO"):
+        return CheckOutcome("IE", "jury answer: expected exactly one YES or NO")
+    out = output.split()
+    if not out:
+        return CheckOutcome("PE", "YES or NO expected, but the output is empty")
+    if out[0].upper() not in (b"YES", b"NO"):
+        return CheckOutcome("PE", f"YES or NO expected, but '{_show(out[0])}' found")
+    if len(out) > 1:
+        # testlib turns extra output after an OK into _dirt, reported as PE.
+        return CheckOutcome("PE", "extra information in the output file")
+    if out[0].upper() != ans[0].upper():
+        return CheckOutcome("WA", f"expected {ans[0].upper().decode()}, "
+                                  f"found {out[0].upper().decode()}")
+    return CheckOutcome("AC", ans[0].upper().decode())
+
+
+_CHECKERS = {
+    "exact": check_exact,
+    "lines": check_lines,
+    "tokens": check_tokens,
+    "integers": check_integers,
+    "unordered": check_unordered,
+    "floats": check_floats,
+    "yesno": check_yesno,
+}
+
+
+def check_builtin(spec: BuiltinChecker, output: bytes, answer: bytes) -> CheckOutcome:
+    """Judge one output against the jury answer with the named stock comparator."""
+    return _CHECKERS[spec.name](output, answer, spec)

@@ -1,0 +1,202 @@
+"""Python async client: ``VerifierClient(base_url, token)`` over HTTP, or ``.embedded(...)``.
+
+Both modes send the same pydantic request models and return the same response models; the
+embedded mode calls ``VerifierService`` (the code behind the HTTP app) in this process, so the
+RL loop gets identical verdicts, admission control and errors without a socket.
+
+Retries: 429 and 503 are retried (honouring Retry-After, else exponential backoff with
+jitter), as are connection failures (verification has no side effects, so it is safe to
+resend). Other 4xx raise ``VerifierError`` at once: resending a bad request cannot help.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any, Iterable
+
+from pydantic import BaseModel
+
+from verifier.models import (BatchVerifyRequest, BatchVerifyResponse, MathVerifyRequest,
+                             MathVerifyResponse, ProblemDetail, ProblemList, ProblemSummary,
+                             VerifyOptions, VerifyRequest, VerifyResponse)
+
+RETRY_STATUSES = (429, 503)
+
+
+class VerifierError(Exception):
+    """The service refused or failed a request (status, machine code, message)."""
+
+    def __init__(self, status: int, code: str, message: str, retry_after_s: float | None = None):
+        super().__init__(f"{status} {code}: {message}")
+        self.status, self.code, self.message, self.retry_after_s = status, code, message, retry_after_s
+
+
+def _request(problem_id_or_req, language=None, code=None, **options) -> VerifyRequest:
+    if isinstance(problem_id_or_req, VerifyRequest):
+        return problem_id_or_req
+    if isinstance(problem_id_or_req, dict):
+        return VerifyRequest.model_validate(problem_id_or_req)
+    return VerifyRequest(problem_id=problem_id_or_req, language=language, code=code,
+                         options=VerifyOptions(**options))
+
+
+class _HttpTransport:
+    def __init__(self, base_url: str, token: str | None, timeout_s: float):
+        import aiohttp
+
+        self.base_url = base_url.rstrip("/")
+        self.headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.timeout = aiohttp.ClientTimeout(total=timeout_s)
+        self.session = None
+
+    async def call(self, method: str, path: str, body: BaseModel | None) -> Any:
+        import aiohttp
+
+        if self.session is None:
+            self.session = aiohttp.ClientSession(
+                timeout=self.timeout, headers=self.headers,
+                connector=aiohttp.TCPConnector(limit=256))
+        data = body.model_dump_json().encode() if body is not None else None
+        async with self.session.request(method, self.base_url + path, data=data, headers={
+                "Content-Type": "application/json"} if data is not None else None) as resp:
+            text = await resp.text()
+            if resp.status >= 400:
+                try:
+                    err = __import__("json").loads(text)
+                    code, msg = err.get("error", "error"), err.get("message", text)
+                except ValueError:
+                    code, msg = "error", text[:500]
+                ra = resp.headers.get("Retry-After")
+                raise VerifierError(resp.status, code, msg,
+                                    float(ra) if ra and ra.replace(".", "", 1).isdigit() else None)
+            return text
+
+    async def close(self) -> None:
+        if self.session is not None:
+            await self.session.close()
+            self.session = None
+
+
+class _EmbeddedTransport:
+    """Routes the client's calls straight to a VerifierService in this process."""
+
+    def __init__(self, service):
+        self.service = service
+        self.started = False
+
+    async def call(self, method: str, path: str, body: BaseModel | None) -> Any:
+        from verifier.errors import Overloaded, RequestError
+
+        s = self.service
+        if not self.started:
+            await s.start()
+            self.started = True
+        try:
+            if path == "/v1/verify":
+                return await s.verify(body)
+            if path == "/v1/verify/batch":
+                return await s.verify_batch(body)
+            if path == "/v1/math/verify":
+                return await s.math_verify(body)
+            if path == "/v1/problems":
+                return await s.list_problems()
+            if path.startswith("/v1/problems/"):
+                return await s.get_problem(path.rsplit("/", 1)[1])
+        except Overloaded as exc:
+            raise VerifierError(exc.status, exc.code, exc.message, exc.retry_after_s) from None
+        except RequestError as exc:
+            raise VerifierError(exc.status, exc.code, exc.message) from None
+        raise ValueError(f"embedded client: no route {method} {path}")
+
+    async def close(self) -> None:
+        if self.started:
+            await self.service.close()
+            self.started = False
+
+
+class VerifierClient:
+    def __init__(self, base_url: str, token: str | None = None, *, max_retries: int = 8,
+                 backoff_s: float = 0.25, max_backoff_s: float = 10.0, timeout_s: float = 600.0,
+                 batch_size: int = 64, _transport=None):
+        self._t = _transport or _HttpTransport(base_url, token, timeout_s)
+        self.max_retries = max_retries
+        self.backoff_s = backoff_s
+        self.max_backoff_s = max_backoff_s
+        self.batch_size = batch_size
+        self.retries = 0  # how many times a call was retried (for tests and logs)
+
+    @classmethod
+    def embedded(cls, store_uri: str | None = None, backend: str = "local", *,
+                 backend_options: dict | None = None, **config: Any) -> "VerifierClient":
+        """A client running the service's code in this process (no HTTP). Use ``async with``."""
+        from verifier.config import VerifierConfig
+        from verifier.wiring import build_service
+
+        cfg = VerifierConfig(store_uri=store_uri, backend=backend,
+                             backend_options=backend_options or {}, **config)
+        return cls("embedded://", _transport=_EmbeddedTransport(build_service(cfg)), **{})
+
+    @classmethod
+    def for_service(cls, service, **kw) -> "VerifierClient":
+        """Embedded client over an already built service (tests, custom wiring)."""
+        return cls("embedded://", _transport=_EmbeddedTransport(service), **kw)
+
+    async def __aenter__(self) -> "VerifierClient":
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self._t.close()
+
+    async def _call(self, method: str, path: str, body: BaseModel | None, model: type[BaseModel]):
+        attempt = 0
+        while True:
+            try:
+                out = await self._t.call(method, path, body)
+                return out if isinstance(out, model) else model.model_validate_json(out)
+            except VerifierError as exc:
+                if exc.status not in RETRY_STATUSES or attempt >= self.max_retries:
+                    raise
+                delay = exc.retry_after_s if exc.retry_after_s is not None else self._backoff(attempt)
+            except (OSError, asyncio.TimeoutError) as exc:
+                import aiohttp
+
+                if not isinstance(exc, (aiohttp.ClientConnectionError, ConnectionError)) \
+                        or attempt >= self.max_retries:
+                    raise
+                delay = self._backoff(attempt)
+            attempt += 1
+            self.retries += 1
+            await asyncio.sleep(min(delay, self.max_backoff_s) * random.uniform(0.8, 1.2))
+
+    def _backoff(self, attempt: int) -> float:
+        return min(self.max_backoff_s, self.backoff_s * (2 ** attempt))
+
+    # -- API --------------------------------------------------------------------------
+    async def verify(self, problem_id: str | VerifyRequest | dict, language: str | None = None,
+                     code: str | None = None, **options: Any) -> VerifyResponse:
+        return await self._call("POST", "/v1/verify", _request(problem_id, language, code, **options),
+                                VerifyResponse)
+
+    async def verify_batch(self, submissions: Iterable[VerifyRequest | dict]) -> list[VerifyResponse]:
+        """Judge many submissions; sent in chunks of ``batch_size``, chunks in parallel."""
+        reqs = [_request(s) for s in submissions]
+        chunks = [reqs[i:i + self.batch_size] for i in range(0, len(reqs), self.batch_size)]
+        outs = await asyncio.gather(*(
+            self._call("POST", "/v1/verify/batch", BatchVerifyRequest(submissions=c),
+                       BatchVerifyResponse) for c in chunks))
+        return [r for out in outs for r in out.results]
+
+    async def math_verify(self, gold: str, prediction: str, extract: bool = True) -> MathVerifyResponse:
+        return await self._call("POST", "/v1/math/verify",
+                                MathVerifyRequest(gold=gold, prediction=prediction, extract=extract),
+                                MathVerifyResponse)
+
+    async def problems(self) -> list[ProblemSummary]:
+        return (await self._call("GET", "/v1/problems", None, ProblemList)).problems
+
+    async def problem(self, problem_id: str) -> ProblemDetail:
+        return await self._call("GET", f"/v1/problems/{problem_id}", None, ProblemDetail)

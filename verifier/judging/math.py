@@ -1,0 +1,57 @@
+"""Math answers: run the math judge off the event loop and map its verdict.
+
+The judge (verifier.math, sympy-based) is synchronous and can be slow on pathological input,
+so it runs in a worker thread with its own timeout. A judge error or timeout means we could
+not decide: IE with reward None, never a wrong answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from verifier.models import MathVerifyResponse, TestVerdict, Verdict
+
+
+def _judge_sync(gold: str, prediction: str, timeout_s: float, extract: bool) -> MathVerifyResponse:
+    from verifier.math import judge  # imported late: sympy is heavy to import
+
+    v = judge(gold, prediction, timeout_s=timeout_s, extract=extract)
+    failed = bool(getattr(v, "error", None)) or bool(getattr(v, "timed_out", False))
+    return MathVerifyResponse(
+        equivalent=None if failed else bool(v.equivalent),
+        extracted=_s(getattr(v, "extracted", None)),
+        gold_parsed=_s(getattr(v, "gold_parsed", None)),
+        prediction_parsed=_s(getattr(v, "prediction_parsed", None)),
+        reason=str(getattr(v, "reason", "") or ""),
+        error=_s(getattr(v, "error", None)),
+        timed_out=bool(getattr(v, "timed_out", False)))
+
+
+def _s(x) -> str | None:
+    return None if x is None else str(x)
+
+
+async def judge_math(gold: str, prediction: str, timeout_s: float,
+                     extract: bool = True) -> MathVerifyResponse:
+    try:
+        # The outer wait is a backstop in case the judge's own timeout does not fire.
+        return await asyncio.wait_for(
+            asyncio.to_thread(_judge_sync, gold, prediction, timeout_s, extract),
+            timeout=timeout_s + 5.0)
+    except asyncio.TimeoutError:
+        return MathVerifyResponse(equivalent=None, reason="judge timed out", timed_out=True,
+                                  error="math judge did not answer in time")
+    except Exception as exc:  # noqa: BLE001 - the judge failing is ours, not the answer's
+        return MathVerifyResponse(equivalent=None, reason="judge failed", error=repr(exc))
+
+
+def math_test_verdict(result: MathVerifyResponse) -> TestVerdict:
+    if result.equivalent is None:
+        verdict = Verdict.IE
+    else:
+        verdict = Verdict.AC if result.equivalent else Verdict.WA
+    tv = TestVerdict(name="answer", verdict=verdict,
+                     message=result.error or result.reason or "")
+    tv.max_points = 1.0
+    tv.points = 1.0 if verdict == Verdict.AC else 0.0
+    return tv

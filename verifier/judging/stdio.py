@@ -1,0 +1,121 @@
+"""Judge a stdin/stdout problem: one compile, every test in one batch, then the checker.
+
+Checkers only ever see runs that finished OK (a checker is never run on a failed run).
+With stop_on_first_failure the backend stops after a failed *run*, and the first WA found by
+a checker marks every later test SKIPPED, so the report reads the same either way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from problem_store.manifest import BuiltinChecker, Limits, StdioProblem, TestCase
+from sandboxes.types import Blob, RunLimits, RunResult, RunSpec
+from verifier.checkers.builtin import CheckOutcome, check_builtin
+from verifier.checkers.custom import CheckJob, checker_batch, outcome_of
+from verifier.judging.blob_cache import BlobCache
+from verifier.judging.execution import Executor
+from verifier.judging.verdicts import fill_points, run_failure_verdict, run_message
+from verifier.models import CompileInfo, TestVerdict, Verdict
+
+
+def run_limits(limits: Limits) -> RunLimits:
+    """Manifest limits -> sandbox limits; wall time is a generous multiple of CPU time."""
+    return RunLimits(cpu_time_s=limits.time_limit_s,
+                     wall_time_s=min(900.0, max(3 * limits.time_limit_s, limits.time_limit_s + 2)),
+                     memory_mb=limits.memory_mb,
+                     output_bytes=limits.output_limit_kb * 1024)
+
+
+class StdioJudge:
+    def __init__(self, executor: Executor, blobs: BlobCache, transient=None):
+        self.executor = executor
+        self.blobs = blobs
+        self.transient = transient
+
+    async def judge(self, problem: StdioProblem, tests: list[TestCase], language: str, code: str,
+                    stop_first: bool) -> tuple[CompileInfo, list[TestVerdict]]:
+        limits = run_limits(problem.limits)
+        specs = [RunSpec(id=t.name, stdin=Blob(link=t.input), limits=limits) for t in tests]
+        out = await self.executor.run(language, code, specs, stop_on_failure=stop_first)
+        if out.internal_error:
+            return out.compile, [TestVerdict(name=t.name, verdict=Verdict.IE,
+                                             message=out.compile.log[:500]) for t in tests]
+        if out.compile_failed:
+            return out.compile, [TestVerdict(name=t.name, verdict=Verdict.SKIPPED,
+                                             message="compilation failed") for t in tests]
+        verdicts = [self._from_run(run) for run in out.runs]
+        to_check = [i for i, v in enumerate(verdicts) if v.verdict == Verdict.AC]
+        outcomes = await self._check(problem, [tests[i] for i in to_check],
+                                     [out.runs[i] for i in to_check])
+        for i, outcome in zip(to_check, outcomes):
+            verdicts[i].verdict = Verdict(outcome.verdict)
+            verdicts[i].message = outcome.message
+            fill_points(verdicts[i], tests[i].points, outcome.points)
+        for i, v in enumerate(verdicts):
+            if i not in to_check:
+                fill_points(v, tests[i].points, None)
+        if stop_first:
+            failed = False
+            for v in verdicts:
+                if failed and v.verdict != Verdict.IE:
+                    v.verdict, v.message, v.points = Verdict.SKIPPED, "skipped after a failure", 0.0
+                elif v.verdict not in (Verdict.AC, Verdict.SKIPPED):
+                    failed = True
+        return out.compile, verdicts
+
+    @staticmethod
+    def _from_run(run: RunResult) -> TestVerdict:
+        verdict = run_failure_verdict(run)
+        return TestVerdict(name=run.id, verdict=verdict or Verdict.AC,
+                           time_s=round(run.cpu_time_s, 4), wall_time_s=round(run.wall_time_s, 4),
+                           memory_kb=run.memory_kb,
+                           message="" if verdict is None else run_message(run))
+
+    async def _output_of(self, run: RunResult) -> bytes:
+        if run.stdout is not None:
+            return run.stdout
+        if run.stdout_link and self.transient is not None:
+            data = await asyncio.to_thread(self.transient.get, run.stdout_link)
+            if data is None:
+                raise LookupError(f"output {run.stdout_link} expired from the transient store")
+            return data
+        return b""
+
+    async def _check(self, problem: StdioProblem, tests: list[TestCase],
+                     runs: list[RunResult]) -> list[CheckOutcome]:
+        if not tests:
+            return []
+        checker = problem.checker
+        try:
+            outputs = [await self._output_of(r) for r in runs]
+        except Exception as exc:  # noqa: BLE001 - lost output is our failure
+            return [CheckOutcome("IE", f"could not read the output: {exc}") for _ in tests]
+        if isinstance(checker, BuiltinChecker):
+            results = []
+            for t, output in zip(tests, outputs):
+                try:
+                    answer = await self.blobs.get(t.answer)
+                except Exception as exc:  # noqa: BLE001
+                    results.append(CheckOutcome("IE", f"could not read the answer: {exc}"))
+                    continue
+                results.append(check_builtin(checker, output, answer))
+            return results
+        return await run_custom_checker(self.executor.backend, checker.binary, [
+            CheckJob(t.name, Blob(link=t.input), Blob(data=o),
+                     Blob(link=t.answer) if t.answer else None)
+            for t, o in zip(tests, outputs)])
+
+
+async def run_custom_checker(backend, binary_link: str, jobs: list[CheckJob]) -> list[CheckOutcome]:
+    """Run the checker binary on every job in one sandbox batch; a backend failure is IE."""
+    try:
+        result = await backend.run_batch(checker_batch(binary_link, jobs))
+    except Exception as exc:  # noqa: BLE001
+        return [CheckOutcome("IE", f"checker could not run: {exc!r}") for _ in jobs]
+    if result.compile is not None and result.compile.status.value != "OK":
+        return [CheckOutcome("IE", f"checker binary not runnable: {result.compile.log[:300]}")
+                for _ in jobs]
+    by_id = {r.id: r for r in result.runs}
+    return [outcome_of(by_id[j.name]) if j.name in by_id
+            else CheckOutcome("IE", "checker run missing from the backend's result") for j in jobs]

@@ -1,0 +1,77 @@
+"""Verdict arithmetic: sandbox status -> verdict, the overall verdict, and the reward rules.
+
+IE is contagious on purpose: if any test could not be judged, the submission as a whole was
+not judged, so the overall verdict is IE and the reward is None (the RL loop drops or retries
+the sample; scoring it 0 would teach the policy that correct code is wrong).
+"""
+
+from __future__ import annotations
+
+from sandboxes.types import RunResult, Status
+from verifier.models import RewardRule, TestVerdict, Verdict
+
+_STATUS_TO_VERDICT = {
+    Status.TLE: Verdict.TLE,
+    Status.MLE: Verdict.MLE,
+    Status.OLE: Verdict.OLE,
+    Status.RE: Verdict.RE,
+    Status.CE: Verdict.CE,
+    Status.IE: Verdict.IE,
+}
+
+
+def run_failure_verdict(run: RunResult) -> Verdict | None:
+    """The verdict of a run that failed before any checking (None: it ran OK)."""
+    if run.skipped:
+        return Verdict.SKIPPED
+    if run.status == Status.OK:
+        return None
+    return _STATUS_TO_VERDICT[run.status]
+
+
+def run_message(run: RunResult) -> str:
+    if run.message:
+        return run.message
+    if run.status == Status.RE:
+        if run.signal is not None:
+            return f"killed by signal {run.signal}"
+        return f"exit code {run.exit_code}"
+    return ""
+
+
+def overall_verdict(tests: list[TestVerdict], compile_failed: bool = False) -> Verdict:
+    """IE if any IE; else CE; else the first non-AC, non-SKIPPED test's verdict; else AC."""
+    if any(t.verdict == Verdict.IE for t in tests):
+        return Verdict.IE
+    if compile_failed:
+        return Verdict.CE
+    for t in tests:
+        if t.verdict not in (Verdict.AC, Verdict.SKIPPED):
+            return t.verdict
+    if tests and all(t.verdict == Verdict.SKIPPED for t in tests):
+        return Verdict.IE  # nothing was judged: not an accept
+    return Verdict.AC
+
+
+def reward(rule: RewardRule, tests: list[TestVerdict], overall: Verdict) -> float | None:
+    """Reward in [0, 1], or None when the submission was not judged (IE)."""
+    if overall == Verdict.IE:
+        return None
+    if not tests:
+        return 1.0 if overall == Verdict.AC else 0.0
+    if rule == "all_pass":
+        return 1.0 if overall == Verdict.AC else 0.0
+    if rule == "fraction":
+        return sum(t.verdict == Verdict.AC for t in tests) / len(tests)
+    total = sum(t.max_points if t.max_points is not None else 1.0 for t in tests)
+    earned = sum(t.points or 0.0 for t in tests)
+    return earned / total if total > 0 else 0.0
+
+
+def fill_points(test: TestVerdict, max_points: float | None, fraction: float | None) -> None:
+    """Set earned points: full on AC, a checker's partial fraction, else 0."""
+    test.max_points = max_points if max_points is not None else 1.0
+    if fraction is not None:
+        test.points = test.max_points * fraction
+    else:
+        test.points = test.max_points if test.verdict == Verdict.AC else 0.0

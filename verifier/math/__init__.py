@@ -1,0 +1,35 @@
+"""Math answer judge: is a model's final answer the same as the gold answer?
+
+Public API (used by ``POST /v1/math/verify``)::
+
+    from verifier.math import judge, extract_answer, MathVerdict
+    v = judge(gold, prediction, timeout_s=5.0, extract=True)
+
+Pipeline: ``extract`` (last \\boxed / "answer is" / #### / bare answer / last number) ->
+``normalize`` (units, degrees, thousands separators, spacing) -> ``latex`` (own tokenizer
+and recursive-descent parser to a JSON AST) -> ``structure`` (sets, tuples, intervals,
+equations, percents) with ``fastnum`` (exact rationals, in-process) or ``sympy_backend``
+(in a killable worker process from ``pool``).
+
+Policies:
+* numbers: equal when |a-b| <= 1e-9*max(|a|,|b|); decimals are exact rationals, so
+  0.1+0.2 equals 0.3; no absolute tolerance (1e-10 != 2e-10), 1/3 != 0.33.
+* percent: ``X%`` equals ``X`` (percent as unit) and ``X/100`` (its value); a bare 50
+  never equals 0.5.
+* degrees: the degree mark is dropped (30° == 30); no conversion to radians.
+* mixed numbers: ``2\\frac{1}{3}`` is 7/3 (integer immediately followed by an integer \\frac).
+* units: ``\\text{...}`` words, ``\\$`` and common unit words after a number are dropped.
+* equations: ``x = 3`` equals ``3``; ``y = 2x+1`` equals ``2x - y + 1 = 0`` (proportional
+  sides); equations in different single variables differ.
+* inequalities are sets: ``x > 2`` equals ``(2, \\infty)``; open/closed ends matter.
+* ``(a, b)`` is a point unless compared with an interval/inequality; tuples are ordered,
+  sets and "x = 1 or x = 2" lists are unordered; a tuple never equals a set.
+* ``e`` is Euler's number, ``i`` the imaginary unit, ``\\log`` the natural logarithm.
+* an unparsable prediction is not equivalent (no number is fished out of it); an
+  unparsable gold answer is an error.
+"""
+
+from verifier.math.extract import extract_answer
+from verifier.math.judge import MathVerdict, get_pool, judge, set_pool, shutdown
+
+__all__ = ["MathVerdict", "extract_answer", "get_pool", "judge", "set_pool", "shutdown"]

@@ -1,0 +1,90 @@
+"""In-process fast path: exact rational arithmetic with ``fractions.Fraction``.
+
+Only answers built from decimal literals with + - * / and small integer powers are
+decided here (no sympy, no worker round trip). Everything else raises ``NeedsSympy``.
+Sizes are capped so that no input can make this path slow: it runs in the caller's
+thread, where no timeout can interrupt it.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from verifier.math.structure import NeedsSympy, Outcome, has_decimal
+
+REL_TOL = 1e-9
+_MAX_EXP10 = 400
+_MAX_BITS = 2048
+_MAX_POW = 64
+
+
+def to_fraction(node: list) -> Fraction | None:
+    """The exact value of ``node`` when it is small rational arithmetic, else None."""
+    tag = node[0]
+    if tag == "num":
+        if abs(node[2]) > _MAX_EXP10 or node[1].bit_length() > _MAX_BITS:
+            return None
+        return Fraction(node[1]) * Fraction(10) ** node[2]
+    if tag == "neg":
+        v = to_fraction(node[1])
+        return None if v is None else -v
+    if tag in ("add", "mul"):
+        acc = Fraction(0 if tag == "add" else 1)
+        for x in node[1]:
+            v = to_fraction(x)
+            if v is None:
+                return None
+            acc = acc + v if tag == "add" else acc * v
+            if _too_big(acc):
+                return None
+        return acc
+    if tag == "div":
+        a, b = to_fraction(node[1]), to_fraction(node[2])
+        if a is None or b is None or b == 0:
+            return None
+        return a / b
+    if tag == "pow":
+        a, b = to_fraction(node[1]), to_fraction(node[2])
+        if a is None or b is None or b.denominator != 1 or abs(b) > _MAX_POW:
+            return None
+        if a == 0 and b < 0:
+            return None
+        r = a ** int(b)
+        return None if _too_big(r) else r
+    if tag == "pct":
+        v = to_fraction(node[1])
+        return None if v is None else v / 100
+    return None
+
+
+def _too_big(v: Fraction) -> bool:
+    return v.numerator.bit_length() > _MAX_BITS or v.denominator.bit_length() > _MAX_BITS
+
+
+def rel_close(a: Fraction, b: Fraction, rel_tol: float = REL_TOL) -> bool:
+    """|a-b| <= rel_tol*max(|a|,|b|): relative only, so 1e-10 and 2e-10 differ."""
+    return abs(a - b) <= Fraction(rel_tol) * max(abs(a), abs(b))
+
+
+def fraction_str(v: Fraction) -> str:
+    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+
+
+class FastScalars:
+    """Scalars for ``structure.compare`` that never leave the calling process."""
+
+    def scalar_eq(self, g: list, p: list) -> Outcome:
+        a, b = to_fraction(g), to_fraction(p)
+        if a is None or b is None:
+            raise NeedsSympy
+        if a == b:
+            return Outcome(True, "exact rational equal")
+        if (has_decimal(g) or has_decimal(p)) and rel_close(a, b):
+            return Outcome(True, f"numeric equal within rel {REL_TOL:g}")
+        return Outcome(False, f"numbers differ ({fraction_str(a)} vs {fraction_str(b)})")
+
+    def equation_eq(self, g: list, p: list) -> Outcome:
+        raise NeedsSympy
+
+    def region_eq(self, g: list, p: list) -> Outcome:
+        raise NeedsSympy

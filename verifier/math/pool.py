@@ -1,0 +1,176 @@
+"""A small persistent pool of sympy worker processes with per-call timeouts.
+
+Why processes and not SIGALRM: the verifier calls ``judge`` from executor threads, where
+signals cannot interrupt work, and sympy holds the GIL in long C-level integer loops. A
+worker that runs past its timeout is killed and a replacement is started at once (it
+imports sympy in the background, about a second of CPU), so the pool stays usable.
+
+Workers are plain subprocesses speaking JSON lines (not ``multiprocessing``), so nothing
+re-imports the caller's ``__main__`` and any thread may use the pool.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import select
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+_REPO_ROOT = str(Path(__file__).resolve().parents[2])
+
+
+class PoolTimeout(Exception):
+    """The request ran past its timeout; the worker was killed and replaced."""
+
+
+class WorkerFailed(Exception):
+    """The worker died or could not start: an internal failure, not a verdict."""
+
+
+class _Worker:
+    def __init__(self, memory_mb: int):
+        env = dict(os.environ)
+        env["PYTHONPATH"] = _REPO_ROOT + os.pathsep + env.get("PYTHONPATH", "")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "verifier.math.worker", "--memory-mb", str(memory_mb)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True,
+        )
+        self._buf = b""
+        self.ready = False
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def readline(self, deadline: float) -> bytes | None:
+        """One line from the worker, None on deadline; raises WorkerFailed on EOF."""
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            r, _, _ = select.select([fd], [], [], left)
+            if not r:
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                raise WorkerFailed(f"worker exited (code {self.proc.poll()})")
+            self._buf += chunk
+        line, _, self._buf = self._buf.partition(b"\n")
+        return line
+
+    def wait_ready(self, timeout_s: float) -> None:
+        if self.ready:
+            return
+        line = self.readline(time.monotonic() + timeout_s)
+        if line is None:
+            raise WorkerFailed(f"worker did not start within {timeout_s} s")
+        if json.loads(line).get("ready") is not True:
+            raise WorkerFailed(f"unexpected worker greeting {line[:100]!r}")
+        self.ready = True
+
+    def send(self, obj: dict) -> None:
+        try:
+            self.proc.stdin.write(json.dumps(obj).encode() + b"\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError) as exc:
+            raise WorkerFailed(f"worker pipe closed: {exc}") from exc
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        for f in (self.proc.stdin, self.proc.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+
+
+class WorkerPool:
+    """``size`` workers, started lazily; ``call`` blocks while all are busy."""
+
+    def __init__(self, size: int = 2, memory_mb: int = 1024, start_timeout_s: float = 60.0,
+                 acquire_timeout_s: float = 300.0):
+        if size < 1:
+            raise ValueError(f"pool size must be >= 1, got {size}")
+        self.memory_mb = memory_mb
+        self.start_timeout_s = start_timeout_s
+        self.acquire_timeout_s = acquire_timeout_s
+        self._free: queue.LifoQueue[_Worker | None] = queue.LifoQueue()
+        for _ in range(size):
+            self._free.put(None)
+        self._lock = threading.Lock()
+        self._workers: set[_Worker] = set()
+        self._closed = False
+        self.kills = 0  # workers killed for timeouts (for tests and metrics)
+
+    def _spawn(self) -> _Worker:
+        with self._lock:
+            if self._closed:
+                raise WorkerFailed("pool is shut down")
+            w = _Worker(self.memory_mb)
+            self._workers.add(w)
+            return w
+
+    def _discard(self, w: _Worker) -> None:
+        w.kill()
+        with self._lock:
+            self._workers.discard(w)
+
+    def call(self, request: dict, timeout_s: float) -> dict:
+        """Send one request; raises PoolTimeout or WorkerFailed."""
+        try:
+            w = self._free.get(timeout=self.acquire_timeout_s)
+        except queue.Empty as exc:
+            raise WorkerFailed(f"no free worker within {self.acquire_timeout_s} s") from exc
+        try:
+            if w is None or not w.alive():
+                if w is not None:
+                    self._discard(w)
+                w = None
+                w = self._spawn()
+            w.wait_ready(self.start_timeout_s)
+            w.send(request)
+            line = w.readline(time.monotonic() + timeout_s)
+            if line is None:
+                self._discard(w)
+                self.kills += 1
+                w = None
+                w = self._spawn()  # warm replacement, imports while we return
+                raise PoolTimeout(f"no result within {timeout_s} s")
+            return json.loads(line)
+        except WorkerFailed:
+            if w is not None:
+                self._discard(w)
+            w = None
+            raise
+        finally:
+            self._free.put(w)
+
+    def warm_up(self) -> None:
+        """Start every worker now instead of on first use."""
+        taken = []
+        try:
+            for _ in range(self._free.qsize()):
+                w = self._free.get_nowait()
+                if w is None:
+                    w = self._spawn()
+                taken.append(w)
+            for w in taken:
+                w.wait_ready(self.start_timeout_s)
+        finally:
+            for w in taken:
+                self._free.put(w)
+
+    def shutdown(self) -> None:
+        with self._lock:
+            self._closed = True
+            workers = list(self._workers)
+            self._workers.clear()
+        for w in workers:
+            w.kill()

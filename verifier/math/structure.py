@@ -1,0 +1,214 @@
+"""Compare two parsed answers by shape: sets, tuples, intervals, equations, percents.
+
+The shape rules live here once; the scalar arithmetic is delegated to a ``Scalars``
+object. ``fastnum.FastScalars`` answers exactly-rational cases in the calling process and
+raises ``NeedsSympy`` for anything else; ``sympy_backend.SympyScalars`` (in a worker
+process) answers everything.
+
+Policies (see also ``verifier/math/__init__.py``):
+* ``x = 3`` matches ``3`` (an equation whose left side is a single variable is its value);
+  ``x = 3`` vs ``y = 3`` do not match; other equations match when ``lhs - rhs`` of one is a
+  non-zero constant multiple of the other's (``y = 2x+1`` ~ ``2x - y + 1 = 0``).
+* ``X%`` matches ``X`` (percent read as a unit) and ``X/100`` (its value).
+* sets and bare lists (``1, 2`` / ``x = 1 or x = 2`` / ``a \\pm b``) are unordered and
+  match each other; tuples are ordered and never match sets.
+* ``(a, b)`` is a point or an open interval: it is an interval only when compared with an
+  interval, a union or an inequality.
+* a one-row or one-column matrix matches a tuple with the same entries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+
+class NeedsSympy(Exception):
+    """The in-process fast path cannot decide; the worker must."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    equal: bool
+    reason: str
+
+
+class Scalars(Protocol):
+    def scalar_eq(self, g: list, p: list) -> Outcome: ...
+    def equation_eq(self, g: list, p: list) -> Outcome: ...
+    def region_eq(self, g: list, p: list) -> Outcome: ...
+
+
+REGION = {"interval", "union", "reals", "rel"}
+COLLECTION = {"set", "list"}
+TUPLE = {"paren", "tuple"}
+
+
+def has_decimal(node) -> bool:
+    """True when a literal was written as a decimal or in e/10^k notation (an
+    approximation), so the relative tolerance applies; exact inputs compare exactly."""
+    if isinstance(node, list):
+        if node and node[0] == "num":
+            return node[2] != 0
+        return any(has_decimal(x) for x in node)
+    return False
+
+
+def _is_sym(node: list) -> bool:
+    return node[0] == "sym"
+
+
+def _has_pm(node) -> bool:
+    if isinstance(node, list):
+        if node and node[0] == "pm":
+            return True
+        return any(_has_pm(x) for x in node)
+    return False
+
+
+def _sub_pm(node, sign: int):
+    if isinstance(node, list):
+        if node and node[0] == "pm":
+            a, b = _sub_pm(node[1], sign), _sub_pm(node[2], sign)
+            return ["add", [a, b if sign > 0 else ["neg", b]]]
+        return [_sub_pm(x, sign) for x in node]
+    return node
+
+
+def expand(node: list) -> list:
+    """Top-level ``a \\pm b`` becomes two answers; equations put their variable left."""
+    if node[0] == "list":
+        items: list = []
+        for it in node[1]:
+            e = expand(it)
+            items.extend(e[1] if e[0] == "list" else [e])
+        return ["list", items]
+    if node[0] in ("set", "tuple", "paren", "matrix", "interval", "union"):
+        return node
+    if _has_pm(node):
+        return ["list", [expand(_sub_pm(node, 1)), expand(_sub_pm(node, -1))]]
+    if node[0] == "eq" and _is_sym(node[2]) and not _is_sym(node[1]):
+        return ["eq", node[2], node[1]]
+    return node
+
+
+def compare(g: list, p: list, sc: Scalars) -> Outcome:
+    """Are gold ``g`` and prediction ``p`` the same answer?"""
+    g, p = expand(g), expand(p)
+    gk, pk = g[0], p[0]
+    if gk == "list" and len(g[1]) == 1:
+        return compare(g[1][0], p, sc)
+    if pk == "list" and len(p[1]) == 1:
+        return compare(g, p[1][0], sc)
+
+    if gk == "eq" and pk == "eq":
+        if _is_sym(g[1]) and _is_sym(p[1]):
+            if g[1] != p[1]:
+                return Outcome(False, f"equations for different variables {g[1][1]} vs {p[1][1]}")
+            return _tag(compare(g[2], p[2], sc), "value of " + g[1][1])
+        return sc.equation_eq(g, p)
+    if gk == "eq" and _is_sym(g[1]):
+        return _tag(compare(g[2], p, sc), "value of " + g[1][1])
+    if pk == "eq" and _is_sym(p[1]):
+        return _tag(compare(g, p[2], sc), "value of " + p[1][1])
+    if "eq" in (gk, pk):
+        return Outcome(False, "equation vs non-equation")
+
+    if gk == "pct" and pk == "pct":
+        return compare(g[1], p[1], sc)
+    if gk == "pct" or pk == "pct":
+        pct, other = (g, p) if gk == "pct" else (p, g)
+        r = compare(pct[1], other, sc) if gk == "pct" else compare(other, pct[1], sc)
+        if r.equal:
+            return _tag(r, "percent as unit")
+        val = ["div", pct[1], ["num", 100, 0]]
+        r2 = compare(val, other, sc) if gk == "pct" else compare(other, val, sc)
+        return _tag(r2, "percent as value")
+
+    if gk in REGION or pk in REGION:
+        if gk == "list" and all(x[0] in REGION | TUPLE for x in g[1]):
+            g, gk = ["union", g[1]], "union"
+        if pk == "list" and all(x[0] in REGION | TUPLE for x in p[1]):
+            p, pk = ["union", p[1]], "union"
+        if {gk, pk} <= REGION | {"paren"}:
+            return sc.region_eq(g, p)
+        return Outcome(False, f"{_kind(g)} vs {_kind(p)}")
+
+    if gk in COLLECTION or pk in COLLECTION:
+        if gk in COLLECTION and pk in COLLECTION:
+            return _unordered(g[1], p[1], sc)
+        return Outcome(False, f"{_kind(g)} vs {_kind(p)}")
+
+    gv, pv = _as_vector(g), _as_vector(p)
+    if gk in TUPLE or pk in TUPLE:
+        if gv is None or pv is None:
+            return Outcome(False, f"{_kind(g)} vs {_kind(p)}")
+        return _ordered(gv, pv, sc, "tuple")
+    if gk == "matrix" and pk == "matrix":
+        if [len(r) for r in g[1]] != [len(r) for r in p[1]]:
+            return Outcome(False, "matrix shapes differ")
+        return _ordered([x for r in g[1] for x in r], [x for r in p[1] for x in r], sc, "matrix")
+    if gk == "matrix" or pk == "matrix":
+        return Outcome(False, f"{_kind(g)} vs {_kind(p)}")
+    return sc.scalar_eq(g, p)
+
+
+def _kind(node: list) -> str:
+    return {"paren": "tuple", "list": "list of answers", "rel": "inequality",
+            "reals": "interval"}.get(node[0], node[0] if node[0] in REGION | COLLECTION
+                                      | TUPLE | {"matrix"} else "value")
+
+
+def _as_vector(node: list) -> list | None:
+    if node[0] in TUPLE:
+        return node[1]
+    if node[0] == "matrix":
+        rows = node[1]
+        if len(rows) == 1:
+            return rows[0]
+        if all(len(r) == 1 for r in rows):
+            return [r[0] for r in rows]
+    return None
+
+
+def _tag(r: Outcome, what: str) -> Outcome:
+    return Outcome(r.equal, f"{r.reason} ({what})")
+
+
+def _ordered(gs: list, ps: list, sc: Scalars, what: str) -> Outcome:
+    if len(gs) != len(ps):
+        return Outcome(False, f"{what} lengths differ ({len(gs)} vs {len(ps)})")
+    for i, (a, b) in enumerate(zip(gs, ps)):
+        r = compare(a, b, sc)
+        if not r.equal:
+            return Outcome(False, f"{what} entry {i}: {r.reason}")
+    return Outcome(True, f"{what}: all {len(gs)} entries equal")
+
+
+def _unordered(gs: list, ps: list, sc: Scalars) -> Outcome:
+    if len(gs) != len(ps):
+        return Outcome(False, f"different number of answers ({len(gs)} vs {len(ps)})")
+    if len(gs) > 30:
+        return Outcome(False, "more than 30 answers: not compared")
+    cache: dict[tuple[int, int], bool] = {}
+
+    def eq(i: int, j: int) -> bool:
+        if (i, j) not in cache:
+            cache[(i, j)] = compare(gs[i], ps[j], sc).equal
+        return cache[(i, j)]
+
+    match: dict[int, int] = {}  # prediction index -> gold index (augmenting paths)
+
+    def augment(i: int, seen: set[int]) -> bool:
+        for j in range(len(ps)):
+            if j not in seen and eq(i, j):
+                seen.add(j)
+                if j not in match or augment(match[j], seen):
+                    match[j] = i
+                    return True
+        return False
+
+    for i in range(len(gs)):
+        if not augment(i, set()):
+            return Outcome(False, f"answer {i} of gold has no match")
+    return Outcome(True, f"unordered: all {len(gs)} answers matched")

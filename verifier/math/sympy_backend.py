@@ -1,0 +1,236 @@
+"""AST -> sympy, and the sympy ``Scalars`` used by the worker process.
+
+Runs only inside a worker (see ``pool.py``): sympy can evaluate ``10^{10^{10}}`` or
+``(10^{10})!`` eagerly, so this code must be killable.
+
+Numeric policy: two values are equal when ``|a-b| <= 1e-9 * max(|a|, |b|)`` evaluated with
+40 significant digits when an input was written as a decimal (an approximation); when both
+inputs are exact the tolerance is 1e-25 (evaluation noise only) and rationals compare
+exactly. There is no absolute tolerance, so 1e-10 and 2e-10 differ; exact
+zero only equals (numerically) zero.
+"""
+
+from __future__ import annotations
+
+import random
+
+import sympy as sp
+
+from verifier.math.structure import Outcome, compare, has_decimal
+
+REL_TOL = sp.Float("1e-9", 40)
+EXACT_TOL = sp.Float("1e-25", 40)  # both inputs exact: only evaluation noise is forgiven
+_PREC = 40
+_N_POINTS = 6
+
+_FUNCS = {
+    "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "cot": sp.cot, "sec": sp.sec, "csc": sp.csc,
+    "arcsin": sp.asin, "arccos": sp.acos, "arctan": sp.atan, "sinh": sp.sinh,
+    "cosh": sp.cosh, "tanh": sp.tanh, "ln": sp.log, "log": sp.log, "exp": sp.exp,
+    "sqrt": sp.sqrt, "binomial": sp.binomial, "floor": sp.floor, "ceiling": sp.ceiling,
+    "gcd": sp.gcd, "lcm": sp.lcm, "max": sp.Max, "min": sp.Min,
+}
+_CONSTS = {"pi": sp.pi, "E": sp.E, "I": sp.I, "oo": sp.oo}
+
+
+def to_sympy(node: list):
+    """Build the sympy object for an expression node (not for sets/intervals)."""
+    tag = node[0]
+    if tag == "num":
+        m, e = node[1], node[2]
+        return sp.Integer(m) * sp.Integer(10) ** e if e >= 0 else sp.Rational(m, 10 ** (-e))
+    if tag == "sym":
+        return sp.Symbol(node[1])
+    if tag == "const":
+        return _CONSTS[node[1]]
+    if tag == "neg":
+        return -to_sympy(node[1])
+    if tag == "add":
+        return sp.Add(*[to_sympy(x) for x in node[1]])
+    if tag == "mul":
+        return sp.Mul(*[to_sympy(x) for x in node[1]])
+    if tag == "div":
+        return to_sympy(node[1]) / to_sympy(node[2])
+    if tag == "pow":
+        return sp.Pow(to_sympy(node[1]), to_sympy(node[2]))
+    if tag == "fact":
+        return sp.factorial(to_sympy(node[1]))
+    if tag == "pct":
+        return to_sympy(node[1]) / 100
+    if tag == "abs":
+        return sp.Abs(to_sympy(node[1]))
+    if tag == "matrix":
+        return sp.Matrix([[to_sympy(x) for x in row] for row in node[1]])
+    if tag == "func":
+        args = [to_sympy(a) for a in node[2]]
+        if node[1] == "det":
+            return args[0].det() if isinstance(args[0], sp.MatrixBase) else args[0]
+        return _FUNCS[node[1]](*args)
+    raise ValueError(f"not an expression: {tag}")
+
+
+def to_set(node: list):
+    """Build the sympy set for an interval/union/inequality node."""
+    tag = node[0]
+    if tag == "interval":
+        return sp.Interval(to_sympy(node[1]), to_sympy(node[2]), node[3], node[4])
+    if tag == "paren":
+        return sp.Interval.open(to_sympy(node[1][0]), to_sympy(node[1][1]))
+    if tag == "reals":
+        return sp.S.Reals
+    if tag == "union":
+        return sp.Union(*[to_set(x) for x in node[1]])
+    if tag == "set":
+        return sp.FiniteSet(*[to_sympy(x) for x in node[1]])
+    if tag == "rel":
+        exprs = [to_sympy(x) for x in node[1]]
+        free = set().union(*(e.free_symbols for e in exprs))
+        if len(free) != 1:
+            raise ValueError("inequality must have exactly one variable")
+        var = free.pop()
+        real = sp.Symbol(var.name, real=True)
+        exprs = [e.subs(var, real) for e in exprs]
+        ops = {"<": sp.Lt, ">": sp.Gt, "<=": sp.Le, ">=": sp.Ge, "!=": sp.Ne}
+        result = sp.S.Reals
+        for a, op, b in zip(exprs, node[2], exprs[1:]):
+            if op == "=":
+                raise ValueError("equation inside an inequality chain")
+            result = sp.Intersection(result, ops[op](a, b).as_set())
+        return result
+    raise ValueError(f"not a set: {tag}")
+
+
+def render(node: list) -> str:
+    """Readable sympy form of any node, for the verdict's ``*_parsed`` fields."""
+    tag = node[0]
+    try:
+        if tag in ("interval", "union", "reals", "rel"):
+            return str(to_set(node))
+        if tag in ("set", "list", "tuple", "paren"):
+            br = {"set": "{}", "list": "[]", "tuple": "()", "paren": "()"}[tag]
+            return br[0] + ", ".join(render(x) for x in node[1]) + br[1]
+        if tag == "eq":
+            return f"Eq({to_sympy(node[1])}, {to_sympy(node[2])})"
+        if tag == "pm":
+            return f"{to_sympy(node[1])} ± {to_sympy(node[2])}"
+        return str(to_sympy(node))
+    except Exception as exc:  # rendering is informative only
+        return f"<unrenderable {tag}: {type(exc).__name__}>"
+
+
+def _numeric(v):
+    """Complex value of a constant expression at _PREC digits, or None if not finite."""
+    try:
+        z = sp.N(v, _PREC)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    if z.has(sp.oo, -sp.oo, sp.zoo, sp.nan) or not z.is_number:
+        return None
+    re_, im_ = z.as_real_imag()
+    if not (re_.is_Number and im_.is_Number):
+        return None
+    return sp.Float(re_, _PREC), sp.Float(im_, _PREC)
+
+
+def _close(u, v, tol) -> bool:
+    diff = sp.sqrt((u[0] - v[0]) ** 2 + (u[1] - v[1]) ** 2)
+    scale = max(sp.sqrt(u[0] ** 2 + u[1] ** 2), sp.sqrt(v[0] ** 2 + v[1] ** 2))
+    return bool(diff <= tol * scale)
+
+
+def values_eq(a, b, approx: bool = True) -> Outcome:
+    """``approx``: an input was a decimal, so the 1e-9 relative tolerance applies."""
+    tol = REL_TOL if approx else EXACT_TOL
+    """Compare two sympy expressions (numbers or with free symbols)."""
+    if a == b:
+        return Outcome(True, "structurally equal")
+    if isinstance(a, sp.MatrixBase) or isinstance(b, sp.MatrixBase):
+        return Outcome(False, "matrix vs value")
+    free = a.free_symbols | b.free_symbols
+    if not free:
+        if a.has(sp.oo, sp.zoo, sp.nan) or b.has(sp.oo, sp.zoo, sp.nan):
+            return Outcome(False, "infinite or undefined values differ")
+        u, v = _numeric(a), _numeric(b)
+        if u is None or v is None:
+            return _symbolic(a, b, "not numerically evaluable")
+        if a.is_Rational and b.is_Rational and not approx:
+            return Outcome(False, f"exact rationals differ ({a} vs {b})")
+        if _close(u, v, tol):
+            return Outcome(True, "numeric equal within rel 1e-9" if approx
+                           else "numeric equal (exact inputs, rel 1e-25)")
+        return Outcome(False, f"numbers differ ({sp.N(a, 12)} vs {sp.N(b, 12)})")
+    rng = random.Random(20240611)
+    syms = sorted(free, key=lambda s: s.name)
+    agreed = 0
+    for _ in range(_N_POINTS * 2):
+        point = {s: sp.Rational(rng.randint(-400, 400), rng.randint(37, 113)) for s in syms}
+        u, v = _numeric(a.subs(point)), _numeric(b.subs(point))
+        if u is None or v is None:
+            continue
+        if not _close(u, v, tol):
+            where = ", ".join(f"{s}={point[s]}" for s in syms)
+            return Outcome(False, f"differ at {where}")
+        agreed += 1
+        if agreed >= _N_POINTS:
+            break
+    if sp.simplify(a - b) == 0:
+        return Outcome(True, "symbolic simplify(a-b)==0")
+    if agreed >= _N_POINTS:
+        return Outcome(True, f"numeric equal at {agreed} random points")
+    return Outcome(False, "symbolic simplify(a-b)!=0")
+
+
+def _symbolic(a, b, why: str) -> Outcome:
+    if sp.simplify(a - b) == 0:
+        return Outcome(True, "symbolic simplify(a-b)==0")
+    return Outcome(False, f"{why}; simplify(a-b)!=0")
+
+
+class SympyScalars:
+    """Scalars for ``structure.compare`` backed by sympy (worker side)."""
+
+    def scalar_eq(self, g: list, p: list) -> Outcome:
+        return values_eq(to_sympy(g), to_sympy(p), has_decimal(g) or has_decimal(p))
+
+    def equation_eq(self, g: list, p: list) -> Outcome:
+        d1 = to_sympy(g[1]) - to_sympy(g[2])
+        d2 = to_sympy(p[1]) - to_sympy(p[2])
+        if d1 == 0 or d2 == 0:
+            return Outcome(d1 == d2, "degenerate equation")
+        ratio = sp.cancel(sp.together(d1 / d2))
+        if not ratio.free_symbols and ratio != 0 and ratio.is_finite:
+            return Outcome(True, f"equations proportional (factor {ratio})")
+        ratio = sp.simplify(ratio)
+        if not ratio.free_symbols and ratio != 0 and ratio.is_finite:
+            return Outcome(True, f"equations proportional (factor {ratio})")
+        return Outcome(False, "equations not proportional")
+
+    def region_eq(self, g: list, p: list) -> Outcome:
+        gs, ps = to_set(g), to_set(p)
+        if gs == ps:
+            return Outcome(True, "sets equal")
+        approx = has_decimal(g) or has_decimal(p)
+        gi, pi_ = _pieces(gs), _pieces(ps)
+        if gi is None or pi_ is None or len(gi) != len(pi_):
+            return Outcome(False, f"sets differ ({gs} vs {ps})")
+        for a, b in zip(gi, pi_):
+            if (a.left_open, a.right_open) != (b.left_open, b.right_open):
+                return Outcome(False, f"open/closed ends differ ({a} vs {b})")
+            for x, y in ((a.start, b.start), (a.end, b.end)):
+                if not values_eq(x, y, approx).equal:
+                    return Outcome(False, f"endpoints differ ({a} vs {b})")
+        return Outcome(True, "intervals equal within rel 1e-9")
+
+
+def _pieces(s) -> list | None:
+    parts = list(s.args) if isinstance(s, sp.Union) else [s]
+    if not all(isinstance(x, sp.Interval) for x in parts):
+        return None
+    return sorted(parts, key=lambda iv: sp.N(iv.start) if iv.start.is_finite else -sp.oo)
+
+
+def compare_nodes(gold: list, pred: list) -> dict:
+    """Worker entry point: the full comparison plus readable parsed forms."""
+    out = compare(gold, pred, SympyScalars())
+    return {"equal": out.equal, "reason": out.reason,
+            "gold_parsed": render(gold), "prediction_parsed": render(pred)}

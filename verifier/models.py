@@ -1,0 +1,205 @@
+"""Request and response bodies of the /v1 API (pydantic); the OpenAPI document is built from these.
+
+They are also the Python-level contract of the embedded client: the RL loop passes and
+receives exactly these objects, with or without HTTP in between.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from problem_store.manifest import PROBLEM_ID_RE, BuiltinChecker, Limits
+
+
+class _Req(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Verdict(str, Enum):
+    AC = "AC"  # accepted
+    WA = "WA"  # wrong answer (also a failed assertion in a function problem)
+    PE = "PE"  # presentation error (testlib exit 2, or a non-integer token for `integers`)
+    TLE = "TLE"
+    MLE = "MLE"
+    OLE = "OLE"
+    RE = "RE"
+    CE = "CE"
+    IE = "IE"  # internal error: ours, never the submission's fault; reward is null
+    SKIPPED = "SKIPPED"  # not judged (stop on first failure, or compile error)
+
+
+RewardRule = Literal["all_pass", "fraction", "points"]
+
+
+class VerifyOptions(_Req):
+    stop_on_first_failure: bool = Field(
+        False, description="Stop at the first non-AC test; later tests are reported SKIPPED.")
+    tests: list[str] | None = Field(
+        None, description="Judge only these tests (by name); default: every test.")
+    reward: RewardRule = Field(
+        "all_pass", description="all_pass: 1 iff every test AC; fraction: AC share; "
+        "points: earned points / total points (a test without points counts 1).")
+
+
+class VerifyRequest(_Req):
+    problem_id: str = Field(pattern=PROBLEM_ID_RE, description="Id of a problem in the store.")
+    language: str = Field(min_length=1, max_length=32, description="e.g. python, cpp, c. "
+                          "Ignored for math problems (the code is the answer).")
+    code: str = Field(description="Source code (or, for a math problem, the answer text).")
+    options: VerifyOptions = VerifyOptions()
+
+
+class TestVerdict(BaseModel):
+    __test__ = False
+    name: str
+    verdict: Verdict
+    time_s: float = Field(0.0, description="CPU time of the run, seconds.")
+    wall_time_s: float = 0.0
+    memory_kb: int = Field(0, description="Peak resident memory of the run.")
+    message: str = Field("", description="Checker or sandbox message.")
+    points: float | None = Field(None, description="Points earned (points reward rule).")
+    max_points: float | None = None
+
+
+class CompileInfo(BaseModel):
+    status: Literal["OK", "CE", "IE", "CACHED"]
+    log: str = ""
+    wall_time_s: float = 0.0
+
+
+class VerifyResponse(BaseModel):
+    problem_id: str
+    kind: Literal["stdio", "function", "math"]
+    verdict: Verdict = Field(description="IE if any IE; else CE; else the first non-AC "
+                             "test's verdict; else AC.")
+    reward: float | None = Field(description="null when the verdict is IE (not judged).")
+    tests: list[TestVerdict] = Field(default_factory=list)
+    compile: CompileInfo | None = None
+    message: str = ""
+    math: "MathVerifyResponse | None" = None
+    time_s: float = Field(0.0, description="Wall time spent judging this submission.")
+
+
+class BatchVerifyRequest(_Req):
+    submissions: list[VerifyRequest] = Field(min_length=1)
+
+
+class BatchVerifyResponse(BaseModel):
+    results: list[VerifyResponse]
+
+
+class MathVerifyRequest(_Req):
+    gold: str = Field(min_length=1, max_length=100_000)
+    prediction: str = Field(max_length=100_000)
+    extract: bool = Field(True, description="Extract the final answer (\\boxed{}, 'answer is').")
+
+
+class MathVerifyResponse(BaseModel):
+    equivalent: bool | None = Field(description="null when the judge failed (error/timeout).")
+    extracted: str | None = None
+    gold_parsed: str | None = None
+    prediction_parsed: str | None = None
+    reason: str = ""
+    error: str | None = None
+    timed_out: bool = False
+
+
+class InputRef(_Req):
+    name: str = Field(min_length=1, max_length=128)
+    input: str = Field(description="blob:// link of the standard input (in the problem store).")
+
+
+class ExecuteRequest(_Req):
+    language: str = Field(min_length=1, max_length=32)
+    code: str
+    inputs: list[InputRef] = Field(min_length=1, max_length=1000)
+    limits: Limits = Limits()
+    stop_on_first_failure: bool = False
+
+
+class ExecuteRun(BaseModel):
+    name: str
+    status: Literal["OK", "TLE", "MLE", "OLE", "RE", "CE", "IE", "SKIPPED"]
+    output: str | None = Field(None, description="Transient-store key of the stdout (TTL).")
+    output_bytes: int = 0
+    exit_code: int | None = None
+    time_s: float = 0.0
+    wall_time_s: float = 0.0
+    memory_kb: int = 0
+    message: str = ""
+
+
+class ExecuteResponse(BaseModel):
+    compile: CompileInfo
+    runs: list[ExecuteRun]
+
+
+class CustomCheckerRef(_Req):
+    type: Literal["custom"] = "custom"
+    binary: str = Field(description="blob:// link of a testlib-style checker executable.")
+
+
+class CheckItem(_Req):
+    name: str = Field(min_length=1, max_length=128)
+    input: str = Field(description="blob:// link of the test input.")
+    output: str = Field(description="Transient key (from /v1/execute) or blob:// link of the "
+                        "contestant's output.")
+    answer: str | None = Field(None, description="blob:// link of the jury answer.")
+
+
+class CheckRequest(_Req):
+    checker: BuiltinChecker | CustomCheckerRef = Field(discriminator="type")
+    items: list[CheckItem] = Field(min_length=1, max_length=1000)
+
+
+class CheckResult(BaseModel):
+    name: str
+    verdict: Verdict
+    message: str = ""
+    points: float | None = None
+
+
+class CheckResponse(BaseModel):
+    results: list[CheckResult]
+
+
+class ProblemSummary(BaseModel):
+    id: str
+    kind: str
+    title: str = ""
+    difficulty: str | None = None
+    split: str | None = None
+    tags: list[str] = Field(default_factory=list)
+
+
+class ProblemList(BaseModel):
+    problems: list[ProblemSummary]
+
+
+class ProblemDetail(ProblemSummary):
+    statement: str = ""
+    limits: Limits | None = None
+    tests: list[str] = Field(default_factory=list, description="Test names (no data).")
+    checker: str | None = Field(None, description="builtin:<name> or custom.")
+    entry_point: str | None = None
+    prompt: str | None = None
+    question: str | None = None
+    languages: list[str] = Field(default_factory=list)
+
+
+class ErrorBody(BaseModel):
+    error: str = Field(description="Short machine-readable code, e.g. invalid_request.")
+    message: str = Field(description="What is wrong, in words.")
+    details: list[dict] | None = Field(None, description="Per-field problems (schema errors).")
+    request_id: str | None = None
+
+
+class Health(BaseModel):
+    status: str
+    detail: dict = Field(default_factory=dict)
+
+
+VerifyResponse.model_rebuild()
