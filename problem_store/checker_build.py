@@ -114,7 +114,8 @@ def _build(source: bytes, language: str, headers: dict[str, bytes], source_name:
         if language == "c":
             cmd.append("-lm")
         try:
-            res = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=timeout_s, check=False)
+            res = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=timeout_s, check=False,
+                                 env={**os.environ, "LC_ALL": "C"})  # ASCII quotes in messages
         except subprocess.TimeoutExpired:
             raise CheckerBuildError(f"{source_name}: checker compilation exceeded {timeout_s:.0f} s") from None
         if res.returncode != 0:

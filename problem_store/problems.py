@@ -79,6 +79,7 @@ class PutResult:
 
     previous: bytes | None = None  # the manifest bytes replaced, if any
     new_links: list[str] = field(default_factory=list)  # blobs this call wrote first
+    present: set[str] = field(default_factory=set)  # every link put (new or already there)
     bytes_written: int = 0
     bytes_deduplicated: int = 0
 
@@ -121,6 +122,7 @@ def put_blobs(blobs: BlobStore, data: Iterable[bytes], result: PutResult) -> Non
 
 def _record(done: list[tuple[str, bool, int]], result: PutResult) -> None:
     for link, newly, n in done:
+        result.present.add(link)
         if newly:
             result.new_links.append(link)
             result.bytes_written += n
@@ -205,8 +207,7 @@ class ProblemStore:
         result.previous = self.blobs.get_object(manifest_key(problem.id))
         payload = data.values() if isinstance(data, Mapping) else data
         put_blobs(self.blobs, payload, result)
-        written = set(result.new_links)
-        missing = sorted(link for link in links_of(problem) if link not in written and not self.blobs.exists(link))
+        missing = self.missing_links(problem, known_present=result.present)
         if missing:
             raise MissingBlobs(problem.id, missing)
         self.blobs.put_object(manifest_key(problem.id), dump_problem(problem))
@@ -272,8 +273,15 @@ class ProblemStore:
                     pass
         return removed
 
-    def missing_links(self, problem: AnyProblem) -> list[str]:
-        return sorted(link for link in links_of(problem) if not self.blobs.exists(link))
+    def missing_links(self, problem: AnyProblem, known_present: set[str] = frozenset()) -> list[str]:
+        """Links of ``problem`` the store lacks (checked concurrently: one HEAD each on S3)."""
+        todo = sorted(links_of(problem) - set(known_present))
+        workers = max(1, min(self.blobs.io_concurrency, len(todo)))
+        if workers == 1:
+            return [link for link in todo if not self.blobs.exists(link)]
+        with ThreadPoolExecutor(workers) as pool:
+            there = list(pool.map(self.blobs.exists, todo))
+        return [link for link, ok in zip(todo, there) if not ok]
 
 
 __all__ = [

@@ -62,6 +62,15 @@ class GenerationConfig(_Section):
     reload_every: int = Field(
         1, ge=1, description="Generators load new weights every k trainer versions (RLAX reload staleness)."
     )
+    prompts_per_call: int = Field(
+        0, ge=0, description="Prompts per generator call (0: trainer.batch_size_prompts). Smaller calls overlap finer."
+    )
+    kv_cache_gib: int = Field(1, ge=1, description="vLLM CPU KV-cache size, GiB (VLLM_CPU_KVCACHE_SPACE; CPU build only).")
+    gpu_memory_utilization: float = Field(0.5, gt=0, le=1, description="vLLM GPU memory share (GPU build only).")
+    max_groups_per_step: int = Field(
+        0, ge=0, description="Give up with an error after this many groups judged without filling one batch "
+        "(0: 50 x batch_size_prompts); stops a run whose every group is filtered from looping forever."
+    )
 
 
 class RewardsConfig(_Section):
@@ -105,12 +114,17 @@ class TrainerConfig(_Section):
     )
     seed: int = Field(0, description="Seed of every RNG the run owns.")
     total_steps: int = Field(100, ge=1, description="Optimizer steps to train.")
+    time_budget_s: float | None = Field(
+        None, gt=0, description="Stop (after a final checkpoint) once the run has trained this long, seconds."
+    )
+    start_timeout_s: float = Field(600.0, gt=0, description="Seconds the trainer ranks may take to start and connect.")
 
 
 class CheckpointConfig(_Section):
     dir: str = Field("runs/default/checkpoints", description="Checkpoint directory.")
     every_steps: int = Field(10, ge=1, description="Write a checkpoint every this many steps.")
     keep: int = Field(2, ge=1, description="Newest checkpoints kept on disk.")
+    resume: bool = Field(True, description="Resume from the newest complete checkpoint in dir, if there is one.")
 
 
 class LoggingConfig(_Section):

@@ -161,3 +161,55 @@ def model_dir_ok(path: Path) -> bool:
     """Cheap check that `path` looks like a directory `prepare_*` wrote."""
     path = Path(path)
     return (path / "config.json").is_file() and (path / "model.safetensors").is_file()
+
+
+def prepare_tiny_sft(
+    out_dir: Path,
+    base_dir: Path,
+    examples: list[tuple[list[int], list[int]]],
+    target_seq_logprob: float = -1.0,
+    max_steps: int = 400,
+    lr: float = 3e-3,
+    seed: int = 0,
+) -> dict:
+    """Teach the tiny model to *mostly* write given completions (a test fixture).
+
+    A random model never passes a test, so every group has reward 0 and RL has no signal.
+    Fine-tuning until each completion's sequence log-prob reaches `target_seq_logprob`
+    (e.g. -1.0: sampled exactly about e^-1 = 37% of the time at temperature 1) gives
+    groups with mixed rewards, which is what a real RL step needs. Stops as soon as every
+    example is at the target, so it is not fully memorised.
+    """
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    torch.manual_seed(seed)
+    model = AutoModelForCausalLM.from_pretrained(str(base_dir), dtype=torch.float32)
+    tok = AutoTokenizer.from_pretrained(str(base_dir))
+    opt = torch.optim.AdamW(model.parameters(), lr=lr)
+
+    def seq_logprobs() -> list[float]:
+        out = []
+        for p, c in examples:
+            ids = torch.tensor([p + c])
+            lp = torch.log_softmax(model(input_ids=ids).logits[0, len(p) - 1 : -1].float(), -1)
+            out.append(lp.gather(-1, torch.tensor(c).unsqueeze(-1)).sum())
+        return out
+
+    step = 0
+    for step in range(max_steps):
+        lps = seq_logprobs()
+        if min(float(x) for x in lps) >= target_seq_logprob:
+            break
+        loss = -sum(lps) / sum(len(c) for _, c in examples)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    with torch.no_grad():
+        final = [float(x) for x in seq_logprobs()]
+
+    def build(tmp: Path) -> None:
+        save_hf_dir(model, tok, tmp)
+
+    _write_atomically(build, Path(out_dir))
+    return {"steps": step, "seq_logprobs": final}

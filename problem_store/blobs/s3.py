@@ -32,6 +32,10 @@ from problem_store.blobs.base import (
 )
 
 
+#: Blobs above this size are HEAD-ed before upload; smaller ones go straight to a conditional PUT.
+HEAD_FIRST_BYTES = 64 * 1024
+
+
 def resolve_endpoint(endpoint_url: str | None = None) -> str | None:
     return endpoint_url or os.environ.get("OUBLIETTE_S3_ENDPOINT") or os.environ.get("AWS_ENDPOINT_URL") or None
 
@@ -134,11 +138,23 @@ class S3BlobStore(BlobStore):
     def put(self, data: bytes) -> tuple[str, bool]:
         link = LINK_PREFIX + digest_of(data)
         key = self.blob_key(link)
-        head = self._head(key)
-        if head is not None and head.get("ContentLength") == len(data):
-            return link, False
-        self.client.put_object(Bucket=self.bucket, Key=key, Body=data)
-        return link, True
+        if len(data) > HEAD_FIRST_BYTES:  # large: ask first rather than send the bytes twice
+            head = self._head(key)
+            if head is not None and head.get("ContentLength") == len(data):
+                return link, False
+        # A conditional PUT (If-None-Match: *) writes only if absent: one request for small
+        # blobs, and exactly one of several racing writers reports newly_written.
+        try:
+            self.client.put_object(Bucket=self.bucket, Key=key, Body=data, IfNoneMatch="*")
+            return link, True
+        except self._client_error as e:
+            code = _code(e)
+            if code == "PreconditionFailed" and self._head(key) is not None:
+                return link, False
+            if code == "ConditionalRequestConflict":  # another writer's PUT in flight (real S3)
+                self.client.put_object(Bucket=self.bucket, Key=key, Body=data)
+                return link, False
+            raise
 
     def get(self, link: str) -> bytes:
         key = self.blob_key(link)

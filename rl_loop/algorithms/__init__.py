@@ -27,6 +27,7 @@ _EXPORTS = {
     "LossOutput": "loss",
     "compute_loss": "loss",
     "merge_stats": "loss",
+    "logprob_gap_stats": "loss",
     "PRESETS": "presets",
     "AlgorithmConfig": "presets",
     "AlgorithmSpec": "presets",

@@ -26,14 +26,15 @@ ADVANTAGE_ESTIMATORS = ("group_mean", "grpo", "rloo", "dr_grpo")
 
 def _group_moments(rewards: Tensor, group_ids: Tensor) -> tuple[Tensor, Tensor, Tensor]:
     """Per-sample (group mean, unbiased group std, group size), gathered back to [N]."""
-    _, inverse = torch.unique(group_ids, return_inverse=True)
+    _, inverse = torch.unique(group_ids.to(rewards.device), return_inverse=True)
     num_groups = int(inverse.max().item()) + 1 if inverse.numel() else 0
     r = rewards.to(torch.float64)
-    count = torch.zeros(num_groups, dtype=torch.float64).index_add_(0, inverse, torch.ones_like(r))
-    total = torch.zeros(num_groups, dtype=torch.float64).index_add_(0, inverse, r)
+    zeros = torch.zeros(num_groups, dtype=torch.float64, device=r.device)
+    count = zeros.clone().index_add_(0, inverse, torch.ones_like(r))
+    total = zeros.clone().index_add_(0, inverse, r)
     mean = total / count
     centred = r - mean[inverse]
-    sq = torch.zeros(num_groups, dtype=torch.float64).index_add_(0, inverse, centred * centred)
+    sq = zeros.clone().index_add_(0, inverse, centred * centred)
     var = torch.where(count > 1, sq / (count - 1).clamp(min=1), torch.zeros_like(sq))
     return mean[inverse], var.sqrt()[inverse], count[inverse]
 

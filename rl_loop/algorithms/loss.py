@@ -64,6 +64,23 @@ def _masked_stats(prefix: str, values: Tensor, sel: Tensor, out: dict[str, float
     out[f"{prefix}_min"] = v.min().item()
 
 
+def logprob_gap_stats(logprobs: Tensor, other_logprobs: Tensor, mask: Tensor, prefix: str = "logprob_gap") -> dict[str, float]:
+    """|logprobs - other| over masked tokens: mean, p95, max (RLAX section 5 alignment check).
+
+    ``compute_loss`` reports it against the behaviour log-probs; a trainer that feeds
+    recomputed log-probs as behaviour (RLAX 5.1) calls it itself for generator vs trainer.
+    """
+    m = mask.to(torch.bool)
+    gap = (logprobs.detach() - other_logprobs.detach()).abs()[m].to(torch.float64)
+    if gap.numel() == 0:
+        return {}
+    return {
+        f"{prefix}_mean": gap.mean().item(),
+        f"{prefix}_p95": torch.quantile(gap, 0.95).item(),
+        f"{prefix}_max": gap.max().item(),
+    }
+
+
 def compute_loss(inputs: LossInputs, spec: AlgorithmSpec, normaliser: Normaliser | None = None) -> LossOutput:
     """Loss to minimise (scalar tensor with gradient) and detached statistics."""
     inputs.validate()
@@ -99,7 +116,7 @@ def compute_loss(inputs: LossInputs, spec: AlgorithmSpec, normaliser: Normaliser
     objective, clipped = GRADIENT[spec.gradient_term](safe_logp, safe_anchor, adv, spec.eps_low, spec.eps_high)
     policy_loss = -(agg * weight * objective).sum()
 
-    kl_loss = torch.zeros((), dtype=compute_dtype)
+    kl_loss = torch.zeros((), dtype=compute_dtype, device=logp.device)
     kl_tok = None
     if cast.ref_logprobs is not None:
         kl_tok = k3_kl(safe_logp, torch.where(mask, cast.ref_logprobs, zeros))
@@ -109,20 +126,22 @@ def compute_loss(inputs: LossInputs, spec: AlgorithmSpec, normaliser: Normaliser
         kl_loss = spec.kl_coef * (agg * kl_tok).sum()
     loss = policy_loss + kl_loss
 
+    # Reported losses are this micro-batch's share of the global loss (the dp_world_size
+    # factor that turns the gradient average into a sum is taken back out), so summing
+    # them over every micro-batch of every rank gives the full-batch loss.
+    dp = float(norm.dp_world_size)
     stats: dict[str, float] = {
-        "loss": loss.item(),
-        "policy_loss": policy_loss.item(),
-        "kl_loss": float(kl_loss.item()),
+        "loss": loss.item() / dp,
+        "policy_loss": policy_loss.item() / dp,
+        "kl_loss": float(kl_loss.item()) / dp,
         "num_tokens": float(mask.sum().item()),
         "num_sequences": float(mask.shape[0]),
     }
     if mask.any():
         _masked_stats("importance_weight", weight, mask, stats)
         _masked_stats("ratio", torch.exp(safe_logp.detach() - safe_anchor), mask, stats)
-        gap = (logp.detach() - mu).abs()[mask].to(torch.float64)
-        stats["logprob_gap_mean"] = gap.mean().item()
-        stats["logprob_gap_p95"] = torch.quantile(gap, 0.95).item()
-        stats["logprob_gap_max"] = gap.max().item()
+        stats.update(logprob_gap_stats(logp, mu, mask))
+        _masked_stats("behaviour_ratio", torch.exp(safe_logp.detach() - torch.where(mask, mu, zeros)), mask, stats)
         stats["clip_fraction"] = clipped[mask].to(torch.float64).mean().item()
         a = adv[mask].to(torch.float64)
         stats["advantage_mean"] = a.mean().item()

@@ -5,6 +5,7 @@ An algorithm is a row of this table, not a branch in the trainer. The config's
 ``AlgorithmSpec`` with every knob resolved, which is all the loss reads.
 
 | preset | advantage | importance | gradient | clip (low, high) | aggregation |
+| --- | --- | --- | --- | --- | --- |
 | grpo | grpo | none (coupled pi/mu) | ppo_clip | 0.2, 0.2 | seq_mean (DeepSeekMath eq. 3) |
 | dr_grpo | dr_grpo | none | ppo_clip | 0.2, 0.2 | max_len (Dr. GRPO) |
 | aipo | group_mean | aipo (rho 4) | reinforce | none | token_mean (LlamaRL sec. 6, rho in [2, 10]) |

@@ -127,6 +127,18 @@ def _build(client, context: Path, ref: str, buildargs: dict[str, str]) -> None:
         lines = "".join(str(x.get("stream", x.get("error", ""))) for x in e.build_log)
         raise ImageError(f"building {ref} failed: {e.msg}\n{lines[-3000:]}") from e
     client.images.get(ref).tag(repo, "latest")
+    _prune(client, repo, keep=ref)
+
+
+def _prune(client, repo: str, keep: str) -> None:
+    """Drop this repo's older hash tags (every code change makes one); in-use ones stay."""
+    for image in client.images.list(name=repo):
+        for t in image.tags:
+            if t.startswith(repo + ":") and t not in (keep, f"{repo}:latest"):
+                try:
+                    client.images.remove(t, noprune=False)
+                except Exception:  # used by a running container, or already gone
+                    pass
 
 
 def _vendor(dest: Path, names: list[str]) -> None:
@@ -177,6 +189,11 @@ def ensure_lambda(client=None, build_base: bool = False) -> str:
     return ref
 
 
+def ensure_busybox() -> None:
+    """``busybox:latest`` for moto's Lambda emulation (imported from Debian's busybox-static)."""
+    subprocess.run(["bash", str(SANDBOX_DIR / "busybox.sh")], check=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Build the sandbox images (skipped when current).")
     ap.add_argument("--lambda", dest="with_lambda", action="store_true", help="also the Lambda image")
@@ -188,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         print(ensure_sandbox(build_base=True))
         if args.with_lambda:
+            ensure_busybox()
             print(ensure_lambda())
     except (ImageError, subprocess.CalledProcessError) as e:
         print(f"error: {e}", file=sys.stderr)

@@ -4,4 +4,3 @@ This is the one place under ``sandboxes/`` that imports ``problem_store``: the f
 is a deployment entry point that wires the runner to the S3 blob store. Nothing else in
 ``sandboxes`` imports it.
 """
-

@@ -104,6 +104,8 @@ def run_once(event_text: str, timeout_s: float) -> tuple[dict, int]:
 
 
 def main(argv: list[str]) -> int:
+    from sandboxes.lambda_handler.handler import protect_self
+    protect_self()  # inherited by the handler child: runs of our uid cannot read our environ
     api = os.environ.get("AWS_LAMBDA_RUNTIME_API")
     if api:
         serve_runtime_api(api)

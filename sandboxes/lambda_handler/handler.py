@@ -16,19 +16,46 @@ Store endpoint: ``OUBLIETTE_S3_ENDPOINT`` (moto overrides ``AWS_ENDPOINT_URL`` i
 function, so the store has its own variable); defaults for store/transient come from
 ``OUBLIETTE_STORE_BUCKET`` / ``OUBLIETTE_STORE_PREFIX`` / ``OUBLIETTE_TRANSIENT_PREFIX``.
 
-Runs execute as the function's own uid (Lambda cannot setuid): the function's microVM is
-the outer wall, the runner adds rlimits, a fresh scratch dir, a clean environment (no AWS
-credentials reach the submission) and kills each run's process group.
+Who runs the submission: on AWS the function is not root and cannot setuid, so runs keep
+the function's uid; the microVM is the outer wall and the runner adds rlimits, a fresh
+scratch dir, a clean environment and a killed process group. The handler makes itself
+non-dumpable first, so a run of the same uid cannot read the handler's
+``/proc/<pid>/environ`` (the role's credentials) or ptrace it. Where the handler is root
+(moto's emulation, ``docker run``), runs drop to a random uid in 63000-63999 instead.
+After every event /tmp and /dev/shm are emptied (``OUBLIETTE_WIPE_TMP=1``, set only in the
+Lambda image): a warm function must not carry one submission's files into the next.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
+import random
 import shutil
 import tempfile
 
 EVENT_VERSION = 1
 _INLINE_ARTIFACT_MAX = 1 << 20  # a bigger compiled program is dropped from an inline reply
+_PR_SET_DUMPABLE = 4
+_WIPE_AFTER = ("/tmp", "/dev/shm")
+
+
+def protect_self() -> None:
+    """Non-dumpable: same-uid processes cannot read our /proc files or ptrace us."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except OSError:
+        pass
+
+
+def run_uid() -> int | None:
+    return random.randrange(63000, 64000) if os.geteuid() == 0 else None
+
+
+def wipe(dirs=_WIPE_AFTER) -> None:
+    from sandboxes.runner.core import empty_dir
+    for d in dirs:
+        empty_dir(d)
 
 
 class Chain:
@@ -79,12 +106,16 @@ def handle(event: dict) -> dict:
     except Exception as e:  # noqa: BLE001 - a malformed event is answered, not crashed on
         return {"v": EVENT_VERSION, "error": f"bad event: {e}"}
 
-    workdir = tempfile.mkdtemp(prefix="oubliette-", dir=os.environ.get("OUBLIETTE_WORKDIR", "/tmp"))
+    root = os.environ.get("OUBLIETTE_WORKDIR", "/tmp")
+    workdir = tempfile.mkdtemp(prefix="oubliette-", dir=root)
+    os.chmod(workdir, 0o755)  # the scratch root: each run's own box inside it is 0700
     try:
-        result = execute_batch(batch, Chain([store, transient]), workdir,
+        result = execute_batch(batch, Chain([store, transient]), workdir, run_uid=run_uid(),
                                output_store=transient, backend="lambda")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+        if os.environ.get("OUBLIETTE_WIPE_TMP") == "1":  # set in the Lambda image only
+            wipe()
 
     comp = result.compile
     if comp is not None and comp.artifact is not None and comp.artifact.blob.data is not None:

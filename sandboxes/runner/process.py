@@ -18,6 +18,8 @@ import signal
 import time
 from dataclasses import dataclass
 
+from sandboxes.runner import seccomp
+
 _libc = ctypes.CDLL(None, use_errno=True)
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_PDEATHSIG = 1
@@ -68,13 +70,38 @@ def _proc_cpu_s(pid: int) -> float:
     return (int(rest[11]) + int(rest[12])) / _CLK_TCK
 
 
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32)]
+
+
+def _clear_inheritable_caps() -> None:
+    """Empty the inheritable capability set (bwrap fills it with the agent's kept caps).
+
+    Harmless under no_new_privs anyway; cleared so a run holds no capability in any set.
+    """
+    hdr = _CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3: two 32-bit words
+    data = (_CapData * 2)()
+    if _libc.capget(ctypes.byref(hdr), data) != 0:
+        return
+    if data[0].inheritable or data[1].inheritable:
+        for d in data:
+            d.inheritable = 0
+        _libc.capset(ctypes.byref(hdr), data)
+
+
 def _has_exited(pid: int) -> bool:
     """Without a pidfd (old kernels): has pid exited? Leaves it unreaped (WNOWAIT)."""
     info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
     return info is not None
 
 
-def _child(argv, env, cwd, stdin_fd, out_w, err_w, err_pipe_w, rlimits, ident: Identity) -> None:
+def _child(argv, env, cwd, stdin_fd, out_w, err_w, err_pipe_w, rlimits, ident: Identity,
+           use_seccomp: bool) -> None:
     """Runs in the forked child; never returns (exec or _exit)."""
     try:
         os.setsid()  # own session and process group: killpg reaches everything it forks
@@ -85,6 +112,7 @@ def _child(argv, env, cwd, stdin_fd, out_w, err_w, err_pipe_w, rlimits, ident: I
         os.closerange(3, err_pipe_w)
         os.closerange(err_pipe_w + 1, 1 << 16)
         os.chdir(cwd)
+        _clear_inheritable_caps()
         if ident.uid is not None:
             os.setgroups([])
             os.setgid(ident.gid if ident.gid is not None else ident.uid)
@@ -92,6 +120,8 @@ def _child(argv, env, cwd, stdin_fd, out_w, err_w, err_pipe_w, rlimits, ident: I
         if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), "prctl(NO_NEW_PRIVS)")
         _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if use_seccomp:
+            seccomp.install()
         for res, pair in rlimits:
             resource.setrlimit(res, pair)
         for sig in (signal.SIGPIPE, signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGXFSZ):
@@ -107,7 +137,7 @@ def _child(argv, env, cwd, stdin_fd, out_w, err_w, err_pipe_w, rlimits, ident: I
 
 def run_process(argv: list[str], *, env: dict[str, str], cwd: str, stdin_fd: int,
                 rlimits, ident: Identity, cpu_limit_s: float, wall_limit_s: float,
-                output_cap: int, stderr_cap: int) -> Outcome:
+                output_cap: int, stderr_cap: int, use_seccomp: bool = True) -> Outcome:
     """Run argv to completion under the limits; kill its whole process group at the end."""
     out_r, out_w = os.pipe2(os.O_CLOEXEC)
     err_r, err_w = os.pipe2(os.O_CLOEXEC)
@@ -119,7 +149,7 @@ def run_process(argv: list[str], *, env: dict[str, str], cwd: str, stdin_fd: int
     start = time.monotonic()
     pid = os.fork()
     if pid == 0:
-        _child(argv, env, cwd, stdin_fd, out_w, err_w, ep_w, rlimits, ident)
+        _child(argv, env, cwd, stdin_fd, out_w, err_w, ep_w, rlimits, ident, use_seccomp)
     os.close(out_w)
     os.close(err_w)
     os.close(ep_w)

@@ -43,14 +43,6 @@ def problems(blob_store) -> ProblemStore:
     return ProblemStore(blob_store)
 
 
-def snapshot(blobs: BlobStore) -> dict[str, bytes]:
-    """Every blob and named object with its bytes: equal snapshots mean an unchanged store."""
-    out = {link: blobs.get(link) for link in blobs.iter_links()}
-    for key in blobs.list_objects(""):
-        out["object:" + key] = blobs.get_object(key)
-    return out
-
-
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "problem_formats"
 
 

@@ -12,6 +12,7 @@ from problem_store.blobs.base import BlobNotFound, CorruptBlob, StoreError, link
 from problem_store.blobs.file import FileBlobStore
 from problem_store.blobs.s3 import S3BlobStore
 from problem_store.uri import open_store
+from tests.problem_store.store_helpers import corrupt_blob
 
 
 def test_put_get_roundtrip_and_dedup(blob_store):
@@ -65,24 +66,9 @@ def test_named_objects(blob_store):
         blob_store.put_object("../escape", b"x")
 
 
-def _corrupt(blob_store, link: str) -> str:
-    """Flip one byte of the stored blob behind the store's back; return where it lives."""
-    if isinstance(blob_store, FileBlobStore):
-        path = blob_store.local_path(link)
-        raw = bytearray(path.read_bytes())
-        raw[0] ^= 0xFF
-        path.write_bytes(bytes(raw))
-        return str(path)
-    key = blob_store.blob_key(link)
-    raw = bytearray(blob_store.client.get_object(Bucket=blob_store.bucket, Key=key)["Body"].read())
-    raw[0] ^= 0xFF
-    blob_store.client.put_object(Bucket=blob_store.bucket, Key=key, Body=bytes(raw))
-    return f"s3://{blob_store.bucket}/{key}"
-
-
 def test_corrupted_blob_is_detected_and_named(blob_store):
     link, _ = blob_store.put(b"the jury answer\n")
-    where = _corrupt(blob_store, link)
+    where = corrupt_blob(blob_store, link)
     with pytest.raises(CorruptBlob) as e:
         blob_store.get(link)
     assert e.value.link == link and e.value.where == where

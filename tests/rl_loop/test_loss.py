@@ -56,6 +56,7 @@ def test_ppo_clip_positive_advantage():
     close(out.stats["clip_fraction"], 1 / 3)
     close(out.stats["importance_weight_mean"], 1.0)
     close([out.stats["ratio_min"], out.stats["ratio_max"]], [0.6, 1.5])
+    close([out.stats["behaviour_ratio_min"], out.stats["behaviour_ratio_max"]], [0.6, 1.5])
 
 
 def test_ppo_clip_negative_advantage():
@@ -346,14 +347,19 @@ def test_data_parallel_average_equals_full_batch():
     logp, mu, adv, mask, extra = _random_batch(2, B=6)
     sp = spec("grpo")
     full = logp.clone().requires_grad_()
-    compute_loss(LossInputs(full, mu, adv, mask), sp, Normaliser.from_mask(mask)).loss.backward()
+    full_out = compute_loss(LossInputs(full, mu, adv, mask), sp, Normaliser.from_mask(mask))
+    full_out.loss.backward()
     norm = Normaliser.from_mask(mask, dp_world_size=2)
-    grads = []
+    grads, parts = [], []
     for s in (slice(0, 3), slice(3, 6)):
         part = logp.clone().requires_grad_()
-        compute_loss(LossInputs(part[s], mu[s], adv[s], mask[s]), sp, norm).loss.backward()
+        out = compute_loss(LossInputs(part[s], mu[s], adv[s], mask[s]), sp, norm)
+        out.loss.backward()
         grads.append(part.grad)
+        parts.append(out.stats)
     torch.testing.assert_close((grads[0] + grads[1]) / 2, full.grad, rtol=0, atol=1e-12)
+    # Reported losses are shares of the global loss: they add up across ranks.
+    close(merge_stats(parts)["loss"], full_out.stats["loss"], 1e-12)
 
 
 def test_local_normaliser_would_break_invariance():
@@ -414,6 +420,7 @@ def test_zero_learning_rate_keeps_ratio_one_and_gap_zero(name):
         assert out.stats["ratio_min"] == out.stats["ratio_max"] == 1.0
         assert out.stats["importance_weight_min"] == out.stats["importance_weight_max"] == 1.0
         assert out.stats["clip_fraction"] == 0.0
+        assert out.stats["behaviour_ratio_min"] == out.stats["behaviour_ratio_max"] == 1.0
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
@@ -436,3 +443,17 @@ def test_advantage_sign_sets_direction_of_logprob_change(name, sign):
     with torch.no_grad():
         after = (model.token_logprobs(tokens) * mask).sum().item()
     assert (after - before) * sign > 0, (before, after)
+
+
+def test_public_surface_is_pinned():
+    import rl_loop.algorithms as alg
+
+    assert set(alg.__all__) == {
+        "ADVANTAGE_ESTIMATORS", "AGGREGATIONS", "GRADIENT_TERMS", "IMPORTANCE_MODES", "PROXIMAL_MODES", "PRESETS",
+        "AlgorithmConfig", "AlgorithmSpec", "LossInputs", "LossOutput", "Normaliser", "a3po_alpha",
+        "aggregation_weights", "compute_advantages", "compute_loss", "group_advantages", "k3_kl",
+        "logprob_gap_stats", "merge_stats", "proximal_loglinear", "resolve_algorithm",
+    }
+    for name in alg.__all__:
+        getattr(alg, name)
+    assert set(PRESETS) == {"grpo", "dr_grpo", "aipo", "decoupled_ppo", "a3po", "cispo", "rloo"}

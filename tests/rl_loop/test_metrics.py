@@ -69,6 +69,7 @@ def test_plot_writes_pngs(tmp_path, capsys):
                 "loss/logprob_gap_mean": 0.01, "loss/logprob_gap_p95": 0.03, "loss/importance_weight_mean": 1.0,
                 "loss/clip_fraction": 0.02, "loss/entropy_mean": 1.5, "perf/tokens_per_s": 100.0,
                 "time/weight_sync_s": 0.5, "time/generation_s": 3.0, "time/train_s": 1.0,
+                "perf/train_tokens_per_s": 50.0,
             })
     paths = plot_run(tmp_path)
     names = {p.name for p in paths}

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 
-_BOX_CMDS = ("\\boxed", "\\fbox")
 _PHRASE_RE = re.compile(
     r"(?:final\s+answer\s*(?:is|:)|the\s+answer\s+is|answer\s*:|answer\s+is)\s*:?\s*",
     re.IGNORECASE,
@@ -39,54 +38,44 @@ _MATH_WORDS = {
 }
 
 
-def _matching_brace(text: str, open_idx: int) -> int | None:
-    """Index of the ``}`` matching the ``{`` at ``open_idx`` (escaped braces skipped)."""
-    depth = 0
-    i = open_idx
+def _brace_pairs(text: str) -> dict[int, int]:
+    """Map each ``{`` index to its matching ``}`` index in one pass (escaped braces
+    skipped). One pass keeps extraction linear even for thousands of unclosed boxes."""
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    i = 0
     while i < len(text):
         ch = text[i]
         if ch == "\\" and i + 1 < len(text) and text[i + 1] in "{}":
             i += 2
             continue
         if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i
+            stack.append(i)
+        elif ch == "}" and stack:
+            pairs[stack.pop()] = i
         i += 1
-    return None
+    return pairs
+
+
+_BOX_RE = re.compile(r"\\(?:boxed|fbox)(?![a-zA-Z])\s*")
 
 
 def last_boxed(text: str) -> str | None:
     """Content of the last ``\\boxed{...}``/``\\fbox{...}`` in ``text``, or None."""
-    best_pos = -1
-    best: str | None = None
-    for cmd in _BOX_CMDS:
-        start = 0
-        while True:
-            idx = text.find(cmd, start)
-            if idx < 0:
-                break
-            start = idx + len(cmd)
-            j = start
-            if j < len(text) and text[j].isalpha():  # e.g. \boxedfoo: another command
+    if "\\boxed" not in text and "\\fbox" not in text:
+        return None
+    pairs = _brace_pairs(text)
+    for m in reversed(list(_BOX_RE.finditer(text))):
+        j = m.end()
+        if j < len(text) and text[j] == "{":
+            end = pairs.get(j)
+            if end is None:
                 continue
-            while j < len(text) and text[j] == " ":
-                j += 1
-            if j < len(text) and text[j] == "{":
-                end = _matching_brace(text, j)
-                if end is None:
-                    continue
-                content = text[j + 1 : end]
-            else:  # "\boxed 5": one token
-                m = re.match(r"[^\s$]+", text[j:])
-                if not m:
-                    continue
-                content = m.group(0)
-            if idx > best_pos:
-                best_pos, best = idx, content
-    return best.strip() if best is not None else None
+            return text[j + 1 : end].strip()
+        tok = re.match(r"[^\s$]+", text[j:])  # "\\boxed 5": one token
+        if tok:
+            return tok.group(0).strip()
+    return None
 
 
 def _clean_phrase_answer(raw: str) -> str:
@@ -96,7 +85,7 @@ def _clean_phrase_answer(raw: str) -> str:
     m = re.search(r"\.(?:\s|$)(?!\d)", line)
     if m:
         line = line[: m.start()]
-    line = line.strip().strip("$").strip()
+    line = line.strip().strip("*").strip().strip("$").strip()  # markdown bold, math mode
     for wrap in (("\\(", "\\)"), ("\\[", "\\]")):
         if line.startswith(wrap[0]) and line.endswith(wrap[1]):
             line = line[2:-2].strip()
@@ -108,7 +97,7 @@ def looks_like_bare_answer(text: str) -> bool:
     t = text.strip()
     if not t or len(t) > 200 or "\n" in t:
         return False
-    if not re.search(r"\d", t) and len(t.split()) <= 5 and not re.search(r"[.!?]\s", t):
+    if not re.search(r"\d", t) and len(t.split()) <= 3 and not re.search(r"[.!?]\s", t):
         return True  # a word answer such as "Devon" or "yes"
     t = re.sub(r"\\[a-zA-Z]+", " ", t)  # LaTeX commands are not prose
     words = [w.lower() for w in _PROSE_RE.findall(t)]

@@ -366,6 +366,8 @@ class Parser:
             return self._subscript(["sym", w])
         if len(w) == 1:
             return self._subscript(self._letter(w))
+        if len(w) >= 4:
+            raise ParseError(f"word {w!r} is prose, not math")
         # "xy" is x*y; hand the rest back to the token stream
         self.toks.insert(self.i, Tok("WORD", w[1:]))
         return self._letter(w[0])

@@ -101,7 +101,8 @@ class WorkerPool:
         self.memory_mb = memory_mb
         self.start_timeout_s = start_timeout_s
         self.acquire_timeout_s = acquire_timeout_s
-        self._free: queue.LifoQueue[_Worker | None] = queue.LifoQueue()
+        # FIFO: a replacement that is still importing sympy goes to the back of the line
+        self._free: queue.Queue[_Worker | None] = queue.Queue()
         for _ in range(size):
             self._free.put(None)
         self._lock = threading.Lock()

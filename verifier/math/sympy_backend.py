@@ -95,9 +95,29 @@ def to_set(node: list):
         for a, op, b in zip(exprs, node[2], exprs[1:]):
             if op == "=":
                 raise ValueError("equation inside an inequality chain")
-            result = sp.Intersection(result, ops[op](a, b).as_set())
+            result = sp.Intersection(result, _simple_rel_set(a, op, b, real)
+                                     or ops[op](a, b).as_set())
         return result
     raise ValueError(f"not a set: {tag}")
+
+
+def _simple_rel_set(a, op: str, b, var):
+    """``x < c`` / ``c <= x`` straight to an interval; None when not that simple.
+    (``as_set`` solves the general case but costs ~0.3 s.)"""
+    if b == var and not a.free_symbols:
+        a, b = b, a
+        op = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "!=": "!="}[op]
+    if a != var or b.free_symbols or not b.is_real:
+        return None
+    if op == "<":
+        return sp.Interval(-sp.oo, b, True, True)
+    if op == "<=":
+        return sp.Interval(-sp.oo, b, True, False)
+    if op == ">":
+        return sp.Interval(b, sp.oo, True, True)
+    if op == ">=":
+        return sp.Interval(b, sp.oo, False, True)
+    return sp.Union(sp.Interval(-sp.oo, b, True, True), sp.Interval(b, sp.oo, True, True))
 
 
 def render(node: list) -> str:
@@ -173,7 +193,10 @@ def values_eq(a, b, approx: bool = True) -> Outcome:
         agreed += 1
         if agreed >= _N_POINTS:
             break
-    if sp.simplify(a - b) == 0:
+    diff = a - b
+    if sp.expand(diff) == 0 or sp.cancel(diff) == 0:
+        return Outcome(True, "symbolic expand/cancel(a-b)==0")
+    if sp.simplify(diff) == 0:
         return Outcome(True, "symbolic simplify(a-b)==0")
     if agreed >= _N_POINTS:
         return Outcome(True, f"numeric equal at {agreed} random points")
@@ -200,6 +223,23 @@ class SympyScalars:
         ratio = sp.cancel(sp.together(d1 / d2))
         if not ratio.free_symbols and ratio != 0 and ratio.is_finite:
             return Outcome(True, f"equations proportional (factor {ratio})")
+        # numerically: is d1/d2 the same constant at random points?
+        syms = sorted(ratio.free_symbols, key=lambda s: s.name)
+        rng = random.Random(7)
+        values = []
+        for _ in range(_N_POINTS * 2):
+            point = {s: sp.Rational(rng.randint(-400, 400), rng.randint(37, 113)) for s in syms}
+            v = _numeric(ratio.subs(point))
+            if v is not None:
+                values.append(v)
+            if len(values) >= _N_POINTS:
+                break
+        approx = has_decimal(g) or has_decimal(p)
+        tol = REL_TOL if approx else EXACT_TOL
+        if len(values) >= 2 and not all(_close(values[0], v, tol) for v in values[1:]):
+            return Outcome(False, "equations not proportional")
+        if len(values) >= _N_POINTS and values[0] != (0, 0):
+            return Outcome(True, f"equations proportional at {len(values)} random points")
         ratio = sp.simplify(ratio)
         if not ratio.free_symbols and ratio != 0 and ratio.is_finite:
             return Outcome(True, f"equations proportional (factor {ratio})")

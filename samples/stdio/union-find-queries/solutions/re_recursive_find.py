@@ -1,10 +1,11 @@
 import sys
-sys.setrecursionlimit(10000)
 data = sys.stdin.buffer.read().split()
 n, q = int(data[0]), int(data[1])
 parent = list(range(n + 1))
 def find(x):
-    return x if parent[x] == x else find(parent[x])
+    if parent[x] != x:
+        parent[x] = find(parent[x])
+    return parent[x]
 out = []
 pos = 2
 for _ in range(q):

@@ -1,0 +1,96 @@
+"""`rl-loop`: train, prepare-model, eval, plot.
+
+    rl-loop prepare-model [--tiny] [--out DIR]
+    rl-loop train --config rl_loop/configs/demo_cpu.yaml [section.key=value ...]
+    rl-loop eval --model DIR --store URI [--split heldout] [--samples 4]
+    rl-loop plot RUN_DIR
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from pathlib import Path
+
+
+def _train(args) -> int:
+    from rl_loop.config import ConfigError, load_config
+    from rl_loop.controller import run_training
+
+    try:
+        cfg = load_config(args.config, args.overrides)
+    except ConfigError as exc:
+        print(f"rl-loop: {exc}", file=sys.stderr)
+        return 2
+    summary = asyncio.run(run_training(cfg))
+    print(json.dumps({k: v for k, v in summary.items() if not k.startswith("probe")}, indent=2, default=str))
+    return 0
+
+
+def _prepare(args) -> int:
+    from rl_loop import models
+
+    if args.tiny:
+        out = models.prepare_tiny(Path(args.out or models.DEFAULT_MODELS_DIR / models.TINY_DIRNAME), force=args.force)
+    else:
+        out = models.prepare_smollm2(Path(args.out or models.DEFAULT_MODELS_DIR / models.SMOLLM2_DIRNAME),
+                                     force=args.force)
+    print(out)
+    return 0
+
+
+def _eval(args) -> int:
+    from rl_loop.evaluate import evaluate
+
+    res = asyncio.run(evaluate(args.model, args.store, split=args.split, samples=args.samples,
+                               max_new_tokens=args.max_new_tokens, difficulty=args.difficulty,
+                               temperature=args.temperature, seed=args.seed, weights=args.weights))
+    print(json.dumps(res, indent=2))
+    if args.out:
+        Path(args.out).write_text(json.dumps(res, indent=2))
+    return 0
+
+
+def _plot(args) -> int:
+    from rl_loop import plot
+
+    return plot.main([args.run_dir, *args.rest]) or 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    p = argparse.ArgumentParser(prog="rl-loop", description="Async RL on code/math problems with the verifier.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    t = sub.add_parser("train", help="run (or resume) an RL job")
+    t.add_argument("--config", required=True, help="YAML config (see rl_loop/configs/)")
+    t.add_argument("overrides", nargs="*", help="section.key=value overrides")
+    t.set_defaults(fn=_train)
+    m = sub.add_parser("prepare-model", help="build models/SmolLM2-135M-Instruct (or --tiny) as an HF dir")
+    m.add_argument("--tiny", action="store_true", help="the tiny random Llama for tests")
+    m.add_argument("--out", help="output directory")
+    m.add_argument("--force", action="store_true")
+    m.set_defaults(fn=_prepare)
+    e = sub.add_parser("eval", help="pass@1 of a model on a split of the store")
+    e.add_argument("--model", required=True)
+    e.add_argument("--weights", help="safetensors file to load into the engine first (e.g. a checkpoint's)")
+    e.add_argument("--store", required=True)
+    e.add_argument("--split", default="heldout")
+    e.add_argument("--difficulty", default=None)
+    e.add_argument("--samples", type=int, default=4, help="samples per problem (pass@1 = mean reward)")
+    e.add_argument("--max-new-tokens", type=int, default=384)
+    e.add_argument("--temperature", type=float, default=1.0)
+    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--out", help="write the JSON result here too")
+    e.set_defaults(fn=_eval)
+    pl = sub.add_parser("plot", help="plot a run's metrics")
+    pl.add_argument("run_dir")
+    pl.add_argument("rest", nargs=argparse.REMAINDER)
+    pl.set_defaults(fn=_plot)
+    args = p.parse_args(argv)
+    return args.fn(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

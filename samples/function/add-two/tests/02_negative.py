@@ -1,0 +1,2 @@
+assert add(-4, 1) == -3
+assert add(-2, -2) == -4

@@ -1,0 +1,4 @@
+import bisect
+
+def search(nums, target):
+    return bisect.bisect_left(nums, target)

@@ -1,0 +1,3 @@
+def check(candidate):
+    assert candidate('Hello World') == 3
+    assert candidate('xyz') == 0

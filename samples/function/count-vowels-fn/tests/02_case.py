@@ -1,0 +1,3 @@
+def check(candidate):
+    assert candidate('AEIOU') == 5
+    assert candidate('') == 0

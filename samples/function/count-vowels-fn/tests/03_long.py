@@ -1,0 +1,2 @@
+def check(candidate):
+    assert candidate('abcde' * 10000) == 20000

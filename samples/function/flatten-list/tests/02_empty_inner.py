@@ -1,0 +1,2 @@
+assert flatten([[], [[]], [1, []]]) == [1]
+assert flatten([['a'], 'b']) == ['a', 'b']

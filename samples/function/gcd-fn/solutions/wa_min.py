@@ -1,0 +1,2 @@
+def gcd(a, b):
+    return min(a, b)

@@ -1,0 +1,3 @@
+def check(candidate):
+    assert candidate('level') is True
+    assert candidate('ab') is False

@@ -1,0 +1,1 @@
+assert nth_prime(100000) == 1299709

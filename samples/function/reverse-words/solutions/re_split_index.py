@@ -1,0 +1,3 @@
+def reverse_words(sentence):
+    words = sentence.split(' ')
+    return ' '.join(words[len(words) - i] for i in range(len(words)))

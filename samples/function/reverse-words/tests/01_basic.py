@@ -1,0 +1,2 @@
+assert reverse_words('the sky is blue') == 'blue is sky the'
+assert reverse_words('hello') == 'hello'

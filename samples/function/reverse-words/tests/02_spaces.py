@@ -1,0 +1,2 @@
+assert reverse_words('  a   b ') == 'b a'
+assert reverse_words('') == ''

@@ -1,0 +1,2 @@
+words = [str(i) for i in range(10000)]
+assert reverse_words(' '.join(words)) == ' '.join(reversed(words))

@@ -1,0 +1,6 @@
+def running_sum(nums: list[int]) -> list[int]:
+    """Return the list whose i-th element is nums[0] + ... + nums[i].
+
+    >>> running_sum([1, 2, 3, 4])
+    [1, 3, 6, 10]
+    """

@@ -1,0 +1,3 @@
+def check(candidate):
+    assert candidate('([]{})') is True
+    assert candidate('([)]') is False

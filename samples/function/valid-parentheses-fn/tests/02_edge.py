@@ -1,0 +1,4 @@
+def check(candidate):
+    assert candidate('') is True
+    assert candidate(')') is False
+    assert candidate('((') is False

@@ -1,0 +1,7 @@
+def word_frequency(text: str) -> dict[str, int]:
+    """Count how often each word occurs in text. Words are separated by whitespace
+    and compared case-insensitively; keys are lower case.
+
+    >>> word_frequency("a b A")
+    {'a': 2, 'b': 1}
+    """

@@ -1,0 +1,3 @@
+def check(candidate):
+    assert candidate('a b A') == {'a': 2, 'b': 1}
+    assert candidate('') == {}

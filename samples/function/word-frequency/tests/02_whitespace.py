@@ -1,0 +1,2 @@
+def check(candidate):
+    assert candidate('  x\ty\nX  ') == {'x': 2, 'y': 1}

@@ -1,0 +1,2 @@
+n = int(input())
+print(round(sum(map(int, input().split())) / n))

@@ -1,0 +1,23 @@
+"""Test generator for average-of-list: small edge cases first, then random and large ones.
+
+Run: python samples/stdio/average-of-list/gen.py [--out DIR]  (or python -m samples.build --only average-of-list)
+"""
+
+from samples.genlib import ints_line, main  # noqa: F401
+
+
+def solve(text):
+    data = list(map(int, text.split()))
+    n = data[0]
+    return f"{sum(data[1:1 + n]) / n:.9f}\n"
+
+
+def cases(rng):
+    for a in [[1, 2], [5], [-1, -2], [1, 2, 3, 5], [10**6, -10**6, 1]]:
+        yield f"{len(a)}\n" + ints_line(a)
+    for n in (10, 100, 999, 1000, 1000, 7, 3):
+        yield f"{n}\n" + ints_line(rng.randint(-10**6, 10**6) for _ in range(n))
+
+
+if __name__ == "__main__":
+    main(__file__, cases, solve)

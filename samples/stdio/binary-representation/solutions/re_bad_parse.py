@@ -1,0 +1,2 @@
+n = int(input().split()[1])
+print(format(n, 'b'))

@@ -1,0 +1,2 @@
+#include <bits/stdc++.h>
+int main() { double r; std::cin >> r; std::printf("%.9f\n", M_PI * r * r); }

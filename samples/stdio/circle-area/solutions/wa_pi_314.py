@@ -1,0 +1,2 @@
+r = int(input())
+print(3.14 * r * r)

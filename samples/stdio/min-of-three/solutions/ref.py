@@ -1,0 +1,1 @@
+print(min(map(int, input().split())))

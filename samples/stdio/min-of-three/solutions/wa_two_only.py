@@ -1,0 +1,2 @@
+a, b, c = map(int, input().split())
+print(a if a < b else b)

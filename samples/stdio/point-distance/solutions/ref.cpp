@@ -1,0 +1,2 @@
+#include <bits/stdc++.h>
+int main() { double a, b, c, e; std::cin >> a >> b >> c >> e; std::printf("%.9f\n", std::hypot(c - a, e - b)); }

@@ -1,0 +1,2 @@
+input()
+print(*sorted(set(map(int, input().split()))))

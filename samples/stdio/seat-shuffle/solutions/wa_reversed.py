@@ -1,0 +1,2 @@
+n = int(input())
+print(*range(n, 0, -1))

@@ -1,0 +1,4 @@
+import sys
+data = sys.stdin.read().split()
+n = int(data[0])
+print(' '.join(str(i) for i in range(1, n + 1)))

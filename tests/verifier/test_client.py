@@ -1,0 +1,94 @@
+"""The async client: HTTP mode with retries on 429, batching, errors; the embedded mode."""
+
+import asyncio
+
+import pytest
+from aiohttp.test_utils import TestServer
+
+from tests.verifier.conftest import SUM_AC, SUM_WA, make_config
+from verifier.app import create_app
+from verifier.client import VerifierClient, VerifierError
+from verifier.service import VerifierService
+
+
+@pytest.fixture
+async def server(service):
+    srv = TestServer(create_app(service, manage_service=False), host="127.0.0.1")
+    await srv.start_server()
+    yield srv
+    await srv.close()
+
+
+def url(srv) -> str:
+    return str(srv.make_url("")).rstrip("/")
+
+
+async def test_verify_problems_and_errors(server):
+    async with VerifierClient(url(server)) as c:
+        r = await c.verify("sum", "python", SUM_AC)
+        assert r.verdict == "AC" and r.reward == 1.0
+        assert "sum" in {p.id for p in await c.problems()}
+        assert (await c.problem("add-fn")).entry_point == "add"
+        with pytest.raises(VerifierError) as ei:
+            await c.verify("nope", "python", SUM_AC)
+        assert ei.value.status == 404 and c.retries == 0  # a client mistake is not retried
+
+
+async def test_verify_batch_chunks_keep_order(server, service):
+    subs = [{"problem_id": "sum", "language": "python", "code": SUM_AC if i % 2 else SUM_WA}
+            for i in range(7)]
+    async with VerifierClient(url(server), batch_size=3) as c:
+        out = await c.verify_batch(subs)
+    assert [r.verdict.value for r in out] == ["WA", "AC"] * 3 + ["WA"]
+
+
+async def test_retries_429_honouring_retry_after(blobs, backend):
+    svc = VerifierService(make_config(max_inflight=1, queue_size=0, retry_after_s=1,
+                                      self_test=False), backend, blobs)
+    await svc.start()
+    srv = TestServer(create_app(svc, manage_service=False), host="127.0.0.1")
+    await srv.start_server()
+    try:
+        async with VerifierClient(url(srv)) as c:
+            slow = "import time\ntime.sleep(0.5)\n" + SUM_AC
+            results = await asyncio.gather(*(c.verify("sum", "python", slow, tests=["01"])
+                                             for _ in range(3)))
+            assert [r.verdict.value for r in results] == ["AC"] * 3
+            assert c.retries >= 1
+            assert svc.metrics.rejected.values[()] >= 1
+    finally:
+        await srv.close()
+        await svc.close()
+
+
+async def test_auth_token_is_sent(blobs, backend):
+    svc = VerifierService(make_config(auth_token="t0k", self_test=False), backend, blobs)
+    srv = TestServer(create_app(svc, manage_service=False), host="127.0.0.1")
+    await srv.start_server()
+    try:
+        async with VerifierClient(url(srv), token="t0k") as c:
+            assert await c.problems()
+        async with VerifierClient(url(srv)) as c:
+            with pytest.raises(VerifierError) as ei:
+                await c.problems()
+            assert ei.value.status == 401
+    finally:
+        await srv.close()
+
+
+async def test_embedded_over_service_same_answers(service):
+    c = VerifierClient.for_service(service)
+    r = await c.verify("sum", "python", SUM_WA, reward="fraction")
+    assert r.verdict == "WA" and r.reward == 0.25
+    with pytest.raises(VerifierError) as ei:
+        await c.verify("sum", "cobol", SUM_AC)
+    assert ei.value.status == 422
+
+
+async def test_embedded_with_real_local_backend(blobs):
+    async with VerifierClient.embedded(store_uri=str(blobs.root), backend="local",
+                                       backend_options={"capacity": 1}) as c:
+        r = await c.verify("sum", "python", SUM_AC)
+        assert r.verdict == "AC", r
+        r = await c.verify("add-fn", "python", "def add(a, b):\n    return a - b\n")
+        assert r.verdict == "WA"

@@ -1,0 +1,53 @@
+"""Answer extraction from whole responses."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from verifier.math import extract_answer
+from verifier.math.extract import extract_gold, last_boxed
+
+
+@pytest.mark.parametrize("text, expected", [
+    (r"so $\boxed{\frac{1}{2}}$.", r"\frac{1}{2}"),
+    (r"\boxed{\frac{\sqrt{2}}{2}} then \boxed{x^{2}}", "x^{2}"),  # the last box counts
+    (r"\fbox{7}", "7"),
+    (r"\boxed 5 apples", "5"),
+    (r"\boxed{\{1, 2\}}", r"\{1, 2\}"),  # escaped braces inside
+    (r"first \boxed{3} then \boxed{4", "3"),  # an unclosed last box is skipped
+])
+def test_last_boxed(text, expected):
+    assert last_boxed(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("She has 3 + 4 = 7 apples.\n#### 7", "7"),
+    ("Work...\nFinal Answer: The final answer is $12$. I hope it is correct.", "12"),
+    ("So the answer is 3.5.", "3.5"),
+    ("**Final answer:** 5", "5"),
+    ("Answer: \\(x = -2\\)", "x = -2"),
+    ("The total is 1,250 dollars in the end", "1,250"),
+    ("We get 10, then 20, and finally 30 of them", "30"),
+    (r"\frac{1}{2}", r"\frac{1}{2}"),  # a bare answer is taken whole, not its last digit
+    (r"x = 1 \text{ or } x = 2", r"x = 1 \text{ or } x = 2"),
+    ("Devon", "Devon"),
+    ("I cannot solve this problem, sorry about that.", None),
+    ("", None),
+    (r"\boxed{}", ""),
+])
+def test_extract_answer(text, expected):
+    assert extract_answer(text) == expected
+
+
+def test_gold_with_worked_solution_uses_its_box():
+    assert extract_gold(r"Since $2+2=4$, we get $\boxed{4}$.") == "4"
+    assert extract_gold("48/2 = 24\n#### 72") == "72"
+    assert extract_gold(r"\frac{3}{4}") == r"\frac{3}{4}"
+
+
+def test_extraction_is_linear_on_many_unclosed_boxes():
+    t0 = time.perf_counter()
+    assert extract_answer("\\boxed{" * 20000) is None
+    assert time.perf_counter() - t0 < 5  # quadratic scanning took minutes here
