@@ -99,7 +99,10 @@ def main() -> None:
         finally:
             if stop:
                 stop()
+        write_results(args, rows, ntests, mb)  # before the (slow) removal of the temp set
 
+
+def write_results(args: argparse.Namespace, rows: list, ntests: int, mb: float) -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     lines = [
         "# Problem store upload throughput",
@@ -107,7 +110,8 @@ def main() -> None:
         f"`bench/store_upload.py --problems {args.problems} --tests {args.tests}`: {ntests} tests, "
         f"{mb:.1f} MB of test data (inputs mostly < 1 KiB, 23% 16 KiB, 2% 128 KiB; 30% of answers identical).",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}; "
-        f"measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.",
+        f"measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average "
+        f"{os.getloadavg()[0]:.1f} at the end (other jobs share the machine).",
         "File store: fsync on every blob and manifest. S3: moto server over HTTP on 127.0.0.1 "
         "(in-memory, same 2 cores): a floor for moto, not a forecast for real S3.",
         "",

@@ -192,14 +192,16 @@ def prepare_tiny_sft(
         out = []
         for p, c in examples:
             ids = torch.tensor([p + c])
-            lp = torch.log_softmax(model(input_ids=ids).logits[0, len(p) - 1 : -1].float(), -1)
+            # Project only the completion positions onto the vocabulary (49k wide).
+            hidden = model.model(input_ids=ids).last_hidden_state[0, len(p) - 1 : -1]
+            lp = torch.log_softmax(model.lm_head(hidden).float(), -1)
             out.append(lp.gather(-1, torch.tensor(c).unsqueeze(-1)).sum())
         return out
 
     step = 0
     for step in range(max_steps):
         lps = seq_logprobs()
-        if min(float(x) for x in lps) >= target_seq_logprob:
+        if min(float(x.detach()) for x in lps) >= target_seq_logprob:
             break
         loss = -sum(lps) / sum(len(c) for _, c in examples)
         opt.zero_grad()

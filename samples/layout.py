@@ -56,3 +56,15 @@ def problems(kind: str | None = None, only: list[str] | None = None) -> list[Sam
             raise SystemExit(f"unknown problem id(s): {', '.join(sorted(missing))}")
         out = [p for p in out if p.id in only]
     return out
+
+
+def category(p: SampleProblem) -> str:
+    """beginner / intermediate / special: special = a custom checker or float tolerance.
+
+    The 30/20/10 design of the stdio set and the stratified train/heldout split use this.
+    """
+    if p.kind == "stdio":
+        checker = p.meta.get("checker") or {}
+        if checker.get("type") == "custom" or checker.get("name") == "floats":
+            return "special"
+    return str(p.meta.get("difficulty", "unknown"))

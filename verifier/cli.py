@@ -73,7 +73,11 @@ async def serve(config: VerifierConfig, port_file: str | None = None) -> None:
     from verifier.wiring import build_service
 
     service = build_service(config)
-    await service.start()
+    try:
+        await service.start()
+    except Exception as exc:  # noqa: BLE001 - reported in one line; the orchestrator restarts us
+        log.error("sandbox backend failed to start: %s", exc, exc_info=True)
+        raise SystemExit(3) from None
     app = create_app(service, manage_service=False)
     runner = web.AppRunner(app, handler_cancellation=True, access_log=None,
                            shutdown_timeout=config.shutdown_grace_s)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import time
 
 from problem_store.blobs.base import BlobStore, StoreError
@@ -82,6 +83,9 @@ class VerifierService:
     async def close(self) -> None:
         self.started = False
         await self.backend.close()
+        math = sys.modules.get("verifier.math")
+        if math is not None:  # its sympy worker processes must not outlive the service
+            await asyncio.to_thread(math.shutdown)
 
     async def run_self_test(self) -> bool:
         """A+B in Python through the real executor path; readiness depends on it."""
@@ -127,7 +131,11 @@ class VerifierService:
             raise UnknownProblem(f"unknown problem: {problem_id!r}") from None
 
     def _check_code(self, code: str, where: str = "code") -> None:
-        size = len(code.encode("utf-8", "surrogatepass"))
+        try:
+            size = len(code.encode("utf-8"))
+        except UnicodeEncodeError as exc:
+            raise InvalidRequest(f"{where}: not valid Unicode text (lone surrogate at "
+                                 f"character {exc.start})") from None
         if size > self.config.max_code_bytes:
             raise TooLarge(f"{where} is {size} bytes, over the limit of {self.config.max_code_bytes}")
 

@@ -1,0 +1,1 @@
+"""Blob store backends: ``FileBlobStore`` (a directory) and ``S3BlobStore`` (boto3)."""

@@ -29,10 +29,11 @@ import os
 from pydantic import BaseModel, ConfigDict, Field
 
 from sandboxes.backends.base import SandboxBackend, SandboxError
-from sandboxes.backends.docker_pool import AgentError, ArtifactEvicted, ContainerPool, PoolSpec
+from sandboxes.backends.docker_pool import AgentError, AgentLost, ArtifactEvicted, ContainerPool, PoolSpec
+from sandboxes.backends.local import UidLease
+from sandboxes.backends.selftest import run_selftests
 from sandboxes.runner import batching, convert
-from sandboxes.types import (Artifact, Batch, BatchResult, Blob, CompileResult, RunResult,
-                             RunSpec, Source, Status)
+from sandboxes.types import Artifact, Batch, BatchResult, CompileResult, RunResult, RunSpec, Source, Status
 
 log = logging.getLogger(__name__)
 
@@ -48,13 +49,16 @@ class DockerBackendConfig(BaseModel):
     pool_size: int | None = Field(None, ge=1, le=256, description="Warm containers; None: CPU cores.")
     container_memory_mb: int = Field(
         1024, ge=64, le=65536, description="cgroup memory cap of a container (agent + one run), no swap.")
-    scratch_mb: int = Field(256, ge=16, le=65536, description="Size cap of the /tmp scratch tmpfs.")
+    scratch_mb: int = Field(256, ge=16, le=65536, description="Size cap of the /sandbox scratch tmpfs.")
     shm_mb: int = Field(16, ge=1, le=4096, description="Size of the container's /dev/shm.")
     pids_limit: int = Field(512, ge=16, le=65536, description="Processes + threads in a container.")
     cpus: float | None = Field(None, gt=0, le=256, description="CPU share of a container (None: no cap).")
     uid_base: int = Field(
         62000, ge=1000, le=2**31 - 4096,
-        description="Slot i runs code as uid_base+i: RLIMIT_NPROC counts per uid across containers.")
+        description="Run uids are leased from uid_base..uid_base+999, one per slot, host-wide "
+                    "(RLIMIT_NPROC counts per uid across containers; the local backend uses 61000+).")
+    lock_dir: str = Field("/run/oubliette-sandbox", description="Where uid leases are flock()ed.")
+    selftest: bool = Field(True, description="Run every language's self-test at start.")
     start_timeout_s: float = Field(30.0, gt=0, le=600, description="Container start to agent hello.")
     reply_margin_s: float = Field(
         15.0, gt=0, le=600, description="Extra wait beyond a step's wall limit before the agent counts as hung.")
@@ -75,8 +79,10 @@ class DockerBackend(SandboxBackend):
             raise TypeError("pass either config or keyword options, not both")
         self.config = config or DockerBackendConfig(**options)
         self.resolver = convert.BlobResolver(resolver)
-        self.output_store = output_store
+        self.output_store = output_store if output_store is not None else (
+            resolver if hasattr(resolver, "put") else None)
         self.pool: ContainerPool | None = None
+        self._leases: list = []
         self._size = self.config.pool_size or os.cpu_count() or 1
         self._client = None
 
@@ -91,18 +97,26 @@ class DockerBackend(SandboxBackend):
             import docker
             self._client = docker.from_env(timeout=120)
             image = self.config.image or await asyncio.to_thread(self._ensure_image)
+            self._leases = [UidLease(self.config.lock_dir, self.config.uid_base) for _ in range(self._size)]
             spec = PoolSpec(image=image, size=self._size, memory_mb=self.config.container_memory_mb,
                             scratch_mb=self.config.scratch_mb, shm_mb=self.config.shm_mb,
                             pids_limit=self.config.pids_limit, cpus=self.config.cpus,
-                            uid_base=self.config.uid_base, start_timeout_s=self.config.start_timeout_s)
+                            uids=[lease.uid for lease in self._leases],
+                            start_timeout_s=self.config.start_timeout_s)
             pool = ContainerPool(self._client, spec)
             await pool.start()
-        except SandboxError:
-            raise
-        except Exception as e:
+        except BaseException as e:
+            self._release_leases()
+            if isinstance(e, SandboxError) or not isinstance(e, Exception):
+                raise
             raise SandboxError(f"docker backend could not start: {e}") from e
         self.pool = pool
-        await self._selftest()
+        if self.config.selftest:
+            try:
+                await run_selftests(self)
+            except BaseException:
+                await self.close()
+                raise
 
     def _ensure_image(self) -> str:
         from sandboxes.backends import docker_image
@@ -111,22 +125,15 @@ class DockerBackend(SandboxBackend):
         except docker_image.ImageError as e:
             raise SandboxError(str(e)) from e
 
-    async def _selftest(self) -> None:
-        """Every language's self-test, once, through the pool (a broken image fails loudly here)."""
-        from sandboxes.languages import LANGUAGES
-        from sandboxes.types import RunSpec
-        for lang in LANGUAGES.values():
-            if lang.selftest is None:
-                continue
-            st = lang.selftest
-            res = await self.run_batch(Batch(program=Source(language=lang.name, code=st.code),
-                                             runs=[RunSpec(id="selftest", stdin=Blob(data=st.stdin))]))
-            run = res.runs[0] if res.runs else None
-            if res.compile.status != Status.OK or run is None or run.status != Status.OK \
-                    or run.stdout != st.expected:
-                why = res.compile.log if res.compile.status != Status.OK else (run and (run.message or run.stderr))
-                await self.close()
-                raise SandboxError(f"docker backend self-test of {lang.name} failed: {why!r}")
+    @property
+    def run_uids(self) -> list[int]:
+        """The uids runs execute as (one per container slot, leased host-wide)."""
+        return [lease.uid for lease in self._leases]
+
+    def _release_leases(self) -> None:
+        for lease in self._leases:
+            lease.release()
+        self._leases = []
 
     async def close(self) -> None:
         if self.pool is not None:
@@ -135,6 +142,7 @@ class DockerBackend(SandboxBackend):
         if self._client is not None:
             self._client.close()
             self._client = None
+        self._release_leases()
 
     # -- one batch (semantics in sandboxes.runner.batching, shared by every backend) ------
     async def run_batch(self, batch: Batch) -> BatchResult:
@@ -151,29 +159,38 @@ class DockerBackend(SandboxBackend):
 
     async def _compile(self, src: Source) -> CompileResult:
         timeout = src.compile_limits.wall_time_s + self.config.reply_margin_s
-        slot = await self.pool.acquire()
-        try:
-            reply = await slot.conn.request(convert.compile_request(src), timeout)
-        except AgentError as e:
-            await self.pool.discard(slot, str(e))
-            return CompileResult(status=Status.IE, log=f"sandbox error: {e}")
-        art = reply.get("artifact")
-        if art:
-            slot.artifacts.add(art["sha256"])
-        await self.pool.release(slot, ok=True)
-        return convert.compile_result(reply)
+        for attempt in range(2):
+            slot = await self.pool.acquire()
+            try:
+                reply = await slot.conn.request(convert.compile_request(src), timeout)
+            except AgentError as e:
+                await self.pool.discard(slot, str(e))
+                if isinstance(e, AgentLost) and attempt == 0:
+                    continue  # its container died under us: once more, on another one
+                return CompileResult(status=Status.IE, log=f"sandbox error: {e}")
+            except BaseException:
+                await self.pool.discard(slot, "cancelled mid-request")
+                raise
+            art = reply.get("artifact")
+            if art:
+                slot.artifacts.add(art["sha256"])
+            await self.pool.release(slot, ok=True)
+            return convert.compile_result(reply)
+        raise AssertionError("unreachable")
 
     async def _run(self, artifact: Artifact, program: bytes, spec: RunSpec) -> RunResult:
+        """One run on one container. A container that dies under a run (connection lost)
+        is replaced and the run retried once elsewhere; anything else is IE for this run."""
         timeout = spec.limits.wall_time_s + self.config.reply_margin_s
         sha = hashlib.sha256(program).hexdigest()
-        slot = await self.pool.acquire()
-        try:
+        for attempt in range(2):
+            slot = await self.pool.acquire()
             try:
-                req = await asyncio.to_thread(self._request, spec, artifact, program, sha in slot.artifacts)
-            except Exception as e:  # a missing or corrupted test blob: our failure, not the code's
-                await self.pool.release(slot, ok=True)
-                return convert.ie_result(spec.id, f"cannot resolve run inputs: {e}")
-            try:
+                try:
+                    req = await asyncio.to_thread(self._request, spec, artifact, program, sha in slot.artifacts)
+                except Exception as e:  # a missing or corrupted test blob: our failure, not the code's
+                    await self.pool.release(slot, ok=True)
+                    return convert.ie_result(spec.id, f"cannot resolve run inputs: {e}")
                 try:
                     reply = await slot.conn.request(req, timeout)
                 except ArtifactEvicted:  # the agent's LRU dropped it: send the bytes again
@@ -181,14 +198,17 @@ class DockerBackend(SandboxBackend):
                     reply = await slot.conn.request(req, timeout)
             except AgentError as e:
                 await self.pool.discard(slot, str(e))
+                if isinstance(e, AgentLost) and attempt == 0:
+                    continue
                 return convert.ie_result(spec.id, f"sandbox error: {e}")
-        except BaseException:
-            await self.pool.discard(slot, "cancelled mid-request")
-            raise
-        slot.artifacts.add(sha)
-        slot.runs += 1
-        await self.pool.release(slot, ok=True)
-        return convert.run_result(spec.id, reply)
+            except BaseException:
+                await self.pool.discard(slot, "cancelled mid-request")
+                raise
+            slot.artifacts.add(sha)
+            slot.runs += 1
+            await self.pool.release(slot, ok=True)
+            return convert.run_result(spec.id, reply)
+        raise AssertionError("unreachable")
 
     def _request(self, spec: RunSpec, artifact: Artifact, program: bytes, held: bool) -> dict:
         return convert.run_request(spec, convert.program_ref(artifact, program, with_data=not held),

@@ -44,6 +44,10 @@ class AgentError(Exception):
     """The agent answered with an error, hung, or its connection broke: the slot is unusable."""
 
 
+class AgentLost(AgentError):
+    """The connection broke (the agent or its container died): safe to retry elsewhere."""
+
+
 class ArtifactEvicted(AgentError):
     """The agent no longer holds a program it was sent (LRU): resend it; the slot is fine."""
 
@@ -69,7 +73,7 @@ class AgentConnection:
         except asyncio.TimeoutError as e:
             raise AgentError(f"agent did not answer {op.get('op')!r} within {timeout_s:.1f} s") from e
         except (asyncio.IncompleteReadError, ConnectionError, OSError) as e:
-            raise AgentError(f"agent connection lost during {op.get('op')!r}: {e!r}") from e
+            raise AgentLost(f"agent connection lost during {op.get('op')!r}: {e!r}") from e
         except ValueError as e:
             raise AgentError(f"agent sent a malformed frame: {e}") from e
         if not isinstance(reply, dict) or reply.get("id") != rid:
@@ -80,8 +84,21 @@ class AgentConnection:
             raise AgentError(f"agent error ({reply.get('code', '?')}): {reply['error']}")
         return reply
 
+    def alive(self) -> bool:
+        return not self._reader.at_eof() and not self._writer.is_closing()
+
     def close(self) -> None:
         self._writer.close()
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
 
 
 @dataclass
@@ -95,6 +112,7 @@ class Slot:
     conn: AgentConnection
     agent_pid: int
     run_uid: int
+    keep: frozenset[str] = frozenset()  # the agent's own entries in /sandbox (its spawn shim dir)
     artifacts: set[str] = field(default_factory=set)  # sha256s this agent has been sent
     runs: int = 0
 
@@ -110,7 +128,7 @@ class PoolSpec:
     shm_mb: int
     pids_limit: int
     cpus: float | None
-    uid_base: int
+    uids: list[int]  # slot i runs code as uids[i]
     start_timeout_s: float
     ipc_root: Path | None = None
 
@@ -159,9 +177,14 @@ class ContainerPool:
 
     # -- checkout --------------------------------------------------------------------
     async def acquire(self) -> Slot:
-        if self._closed:
-            raise AgentError("the container pool is closed")
-        return await self._idle.get()
+        """An idle slot whose agent is alive (a container that died while idle is replaced)."""
+        while True:
+            if self._closed:
+                raise AgentError("the container pool is closed")
+            slot = await self._idle.get()
+            if slot.conn.alive() and _pid_alive(slot.agent_pid):
+                return slot
+            await self.discard(slot, "agent died while idle")
 
     async def release(self, slot: Slot, ok: bool, why: str = "") -> None:
         """Keep the slot only if its last exchange was clean and the reset check passes."""
@@ -204,8 +227,8 @@ class ContainerPool:
             procs = self._container_pids(slot)
             if procs is not None and procs != {slot.agent_pid}:
                 return f"processes other than the agent remain: {sorted(procs - {slot.agent_pid})}"
-            for d in ("tmp", "dev/shm"):
-                left = os.listdir(root / d)
+            for d in ("sandbox", "dev/shm"):
+                left = [n for n in os.listdir(root / d) if not (d == "sandbox" and n in slot.keep)]
                 if left:
                     return f"/{d} not empty: {sorted(left)[:5]}"
         except PermissionError:
@@ -232,42 +255,46 @@ class ContainerPool:
     # -- containers ----------------------------------------------------------------------
     async def _create(self, index: int) -> Slot:
         spec = self.spec
-        run_uid = spec.uid_base + index
+        run_uid = spec.uids[index]
         self.created += 1
         name = f"oubliette-sbx-{self.pool_id}-{index}-{self.created}"
         ipc = self._ipc_root / name
         ipc.mkdir(mode=0o700)
         container = await asyncio.to_thread(self._run_container, name, ipc, run_uid)
         try:
-            conn, pid = await self._connect(container, ipc)
+            conn, pid, hello = await self._connect(container, ipc)
         except BaseException:
             await asyncio.to_thread(self._destroy_container, container.id, ipc)
             raise
+        # The agent's private 0700 dir beside the boxes (sandboxes/runner/core.py).
+        keep = frozenset({f".runner-{hello.get('pid')}"})
         return Slot(index=index, container_id=container.id, name=name, ipc_dir=ipc, conn=conn,
-                    agent_pid=pid, run_uid=run_uid)
+                    agent_pid=pid, run_uid=run_uid, keep=keep)
 
     def _run_container(self, name: str, ipc: Path, run_uid: int):
         spec = self.spec
         agent = ["/usr/bin/env", "PYTHONPATH=/opt/oubliette", "/usr/bin/python3", "-S",
                  "-m", "sandboxes.runner.agent", "--listen", "/ipc/agent.sock",
-                 "--scratch-root", "/tmp", "--run-uid", str(run_uid), "--run-gid", str(run_uid),
+                 "--scratch-root", "/sandbox", "--run-uid", str(run_uid), "--run-gid", str(run_uid),
                  "--wipe", "/dev/shm"]
         kwargs = {}
         if spec.cpus:
             kwargs["nano_cpus"] = int(spec.cpus * 1e9)
         return self._client.containers.run(
             spec.image, entrypoint=agent, command=[], name=name, detach=True,
-            labels={POOL_LABEL: self.pool_id}, user="0:0", working_dir="/tmp",
+            labels={POOL_LABEL: self.pool_id}, user="0:0", working_dir="/sandbox",
             network_mode="none", read_only=True,
-            # /tmp is the scratch root (compilers' temporary files land there too).
-            tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={spec.scratch_mb}m,mode=0755"},
+            # The scratch root. Not /tmp: Docker copies the image dir's mode onto a tmpfs, and
+            # /tmp's 1777 would let a run write outside its box. /tmp stays read-only; the
+            # runner points TMPDIR at each run's own box.
+            tmpfs={"/sandbox": f"rw,exec,nosuid,nodev,size={spec.scratch_mb}m,mode=0755"},
             shm_size=f"{spec.shm_mb}m",
             volumes={str(ipc): {"bind": "/ipc", "mode": "rw"}},
             cap_drop=["ALL"], cap_add=_AGENT_CAPS, security_opt=["no-new-privileges"],
             mem_limit=f"{spec.memory_mb}m", memswap_limit=f"{spec.memory_mb}m",
             pids_limit=spec.pids_limit, ipc_mode="private", init=False, **kwargs)
 
-    async def _connect(self, container, ipc: Path) -> tuple[AgentConnection, int]:
+    async def _connect(self, container, ipc: Path) -> tuple[AgentConnection, int, dict]:
         sock = ipc / "agent.sock"
         deadline = time.monotonic() + self.spec.start_timeout_s
         while True:
@@ -286,8 +313,8 @@ class ContainerPool:
         hello = await conn.request({"op": "hello"}, timeout_s=self.spec.start_timeout_s)
         if hello.get("protocol") != 1:
             raise AgentError(f"agent speaks protocol {hello.get('protocol')!r}, expected 1")
-        container.reload()
-        return conn, int(container.attrs["State"]["Pid"])
+        await asyncio.to_thread(container.reload)
+        return conn, int(container.attrs["State"]["Pid"]), hello
 
     @staticmethod
     def _logs(container) -> str:

@@ -29,7 +29,8 @@ def handle(runner: Runner, req: dict, fds: list[int]) -> tuple[dict, bool]:
     try:
         if op == "hello":
             return {"ok": True, "protocol": PROTOCOL_VERSION, "pid": os.getpid(), "uid": os.getuid(),
-                    "run_uid": runner.cfg.uid, "languages": languages.describe()}, True
+                    "run_uid": runner.cfg.uid, "spawn": "shim" if runner.shim else "fork",
+                    "languages": languages.describe()}, True
         if op == "compile":
             return runner.compile(req), True
         if op == "run":
@@ -89,16 +90,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--run-gid", type=int, default=None)
     p.add_argument("--no-setuid", action="store_true", help="run as our own uid (unprivileged hosts)")
     p.add_argument("--wipe", action="append", default=[], help="dir emptied after every run")
+    p.add_argument("--spawn", choices=["auto", "shim", "fork"], default="auto",
+                   help="start runs via the C spawn shim (fast) or os.fork (no compiler needed)")
     a = p.parse_args(argv)
 
     uid = None if a.no_setuid else a.run_uid
     gid = None if a.no_setuid else (a.run_gid if a.run_gid is not None else a.run_uid)
     set_child_subreaper()
     runner = Runner(RunnerConfig(scratch_root=a.scratch_root, uid=uid, gid=gid,
-                                 wipe_dirs=a.wipe, reap_orphans=True))
+                                 wipe_dirs=a.wipe, reap_orphans=True, spawn=a.spawn))
     if a.stdio:
         serve(_stdio_channel(), runner)
     elif a.fd is not None:
+        os.set_inheritable(a.fd, False)
         sock = socket.socket(fileno=a.fd)
         serve(Channel.from_socket(sock), runner)
     else:

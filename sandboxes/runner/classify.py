@@ -30,6 +30,9 @@ def _signame(sig: int) -> str:
 
 def classify(out: Outcome, lim: Limits) -> tuple[str, str]:
     """Return (status, message)."""
+    if out.setup_error and "execve" in out.setup_error and "Cannot allocate memory" in out.setup_error:
+        # The program's image (e.g. a huge static array) does not fit the address-space cap.
+        return "MLE", f"memory limit {lim.memory_mb} MB exceeded (program image does not fit)"
     if out.setup_error:
         return "IE", f"sandbox could not start the program: {out.setup_error}"
     if out.killed_for == "output":

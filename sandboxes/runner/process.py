@@ -130,15 +130,29 @@ def _child(argv, env, cwd, stdin_fd, out_w, err_w, err_pipe_w, rlimits, ident: I
         os.execve(argv[0], argv, env)
     except BaseException as exc:  # noqa: BLE001 - report anything to the parent
         try:
-            os.write(err_pipe_w, f"{type(exc).__name__}: {exc}".encode()[:1000])
+            os.write(err_pipe_w, f"E {type(exc).__name__}: {exc}\n".encode()[:1000])
         finally:
             os._exit(127)
 
 
+def _shim_argv(shim: str, argv, cwd: str, rlimits, ident: Identity, use_seccomp: bool) -> list[str]:
+    uid = -1 if ident.uid is None else ident.uid
+    gid = -1 if ident.gid is None else ident.gid
+    filt = seccomp.filter_hex() if use_seccomp and seccomp.supported() else "-"
+    out = [shim, cwd, str(uid), str(gid), filt, str(len(rlimits))]
+    for res, (soft, hard) in rlimits:
+        out += [str(res), str(soft), str(hard)]
+    return out + ["--", *argv]
+
+
 def run_process(argv: list[str], *, env: dict[str, str], cwd: str, stdin_fd: int,
                 rlimits, ident: Identity, cpu_limit_s: float, wall_limit_s: float,
-                output_cap: int, stderr_cap: int, use_seccomp: bool = True) -> Outcome:
-    """Run argv to completion under the limits; kill its whole process group at the end."""
+                output_cap: int, stderr_cap: int, use_seccomp: bool = True,
+                shim: str | None = None) -> Outcome:
+    """Run argv to completion under the limits; kill its whole process group at the end.
+
+    ``shim``: path of the built spawn_shim (posix_spawn, fast); None: os.fork() here.
+    """
     out_r, out_w = os.pipe2(os.O_CLOEXEC)
     err_r, err_w = os.pipe2(os.O_CLOEXEC)
     ep_r, ep_w = os.pipe2(os.O_CLOEXEC)
@@ -146,24 +160,31 @@ def run_process(argv: list[str], *, env: dict[str, str], cwd: str, stdin_fd: int
         fcntl.fcntl(out_r, F_SETPIPE_SZ, 1 << 20)
     except OSError:
         pass
+    res = Outcome()
     start = time.monotonic()
-    pid = os.fork()
-    if pid == 0:
-        _child(argv, env, cwd, stdin_fd, out_w, err_w, ep_w, rlimits, ident, use_seccomp)
+    if shim is not None:
+        try:
+            pid = os.posix_spawn(shim, _shim_argv(shim, argv, cwd, rlimits, ident, use_seccomp), env,
+                                 file_actions=[(os.POSIX_SPAWN_DUP2, stdin_fd, 0),
+                                               (os.POSIX_SPAWN_DUP2, out_w, 1),
+                                               (os.POSIX_SPAWN_DUP2, err_w, 2),
+                                               (os.POSIX_SPAWN_DUP2, ep_w, 3)])
+        except OSError as exc:
+            for fd in (out_r, out_w, err_r, err_w, ep_r, ep_w):
+                os.close(fd)
+            res.setup_error = f"posix_spawn of the shim failed: {exc}"
+            return res
+    else:
+        pid = os.fork()
+        if pid == 0:
+            _child(argv, env, cwd, stdin_fd, out_w, err_w, ep_w, rlimits, ident, use_seccomp)
     os.close(out_w)
     os.close(err_w)
     os.close(ep_w)
-    res = Outcome()
-    try:
-        err = os.read(ep_r, 2000)
-    finally:
-        os.close(ep_r)
-    if err:
-        os.waitpid(pid, 0)
-        os.close(out_r)
-        os.close(err_r)
-        res.setup_error = err.decode(errors="replace")
-        return res
+    # The report pipe (fd 3 of the shim): "P pid", "E message", "R status utime stime maxrss".
+    # In fork mode only "E" can come, and it is read after the process is gone.
+    report = bytearray()
+    cpu_pid = pid
     try:
         pidfd = os.pidfd_open(pid)
     except OSError:
@@ -178,6 +199,9 @@ def run_process(argv: list[str], *, env: dict[str, str], cwd: str, stdin_fd: int
         poller.register(fd, select.POLLIN)
     if pidfd >= 0:
         poller.register(pidfd, select.POLLIN)
+    if shim is not None:
+        os.set_blocking(ep_r, False)
+        poller.register(ep_r, select.POLLIN)
     deadline = start + wall_limit_s
     next_cpu_check = start + min(_CPU_POLL_S, cpu_limit_s)
     exited = False
@@ -185,10 +209,12 @@ def run_process(argv: list[str], *, env: dict[str, str], cwd: str, stdin_fd: int
     def kill(reason: str | None) -> None:
         if reason and res.killed_for is None:
             res.killed_for = reason
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+            res.cpu_time_s = _proc_cpu_s(cpu_pid)  # the report line dies with the shim
+        for fn in (os.killpg, os.kill):  # the group, and the process itself if setsid() not reached
+            try:
+                fn(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
     while not exited and res.killed_for is None:
         now = time.monotonic()
@@ -196,7 +222,7 @@ def run_process(argv: list[str], *, env: dict[str, str], cwd: str, stdin_fd: int
             kill("wall")
             break
         if now >= next_cpu_check:
-            if _proc_cpu_s(pid) >= cpu_limit_s:
+            if _proc_cpu_s(cpu_pid) >= cpu_limit_s:
                 kill("cpu")
                 break
             next_cpu_check = now + _CPU_POLL_S
@@ -206,6 +232,17 @@ def run_process(argv: list[str], *, env: dict[str, str], cwd: str, stdin_fd: int
         for fd, _ev in poller.poll(timeout * 1000 + 1):
             if fd == pidfd:
                 exited = True
+                continue
+            if fd == ep_r:
+                try:
+                    chunk = os.read(ep_r, 4096)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    poller.unregister(ep_r)
+                report += chunk
+                if cpu_pid == pid and report.startswith(b"P "):
+                    cpu_pid = int(report[2:report.index(b"\n")]) if b"\n" in report else pid
                 continue
             try:
                 chunk = os.read(fd, _CHUNK)
@@ -252,14 +289,34 @@ def run_process(argv: list[str], *, env: dict[str, str], cwd: str, stdin_fd: int
                 elif err_len < stderr_cap:
                     err_chunks.append(chunk[: stderr_cap - err_len])
                     err_len += len(err_chunks[-1])
-    for fd in (out_r, err_r):
+    os.set_blocking(ep_r, False)
+    while True:
+        try:
+            chunk = os.read(ep_r, 4096)
+        except BlockingIOError:
+            break
+        if not chunk:
+            break
+        report += chunk
+    for fd in (out_r, err_r, ep_r):
         os.close(fd)
     if pidfd >= 0:
         os.close(pidfd)
     res.stdout = b"".join(out_chunks)
     res.stderr = b"".join(err_chunks)
-    res.cpu_time_s = ru.ru_utime + ru.ru_stime
-    res.memory_kb = ru.ru_maxrss
+    final = None
+    for line in bytes(report).decode(errors="replace").splitlines():
+        if line.startswith("E "):
+            res.setup_error = line[2:]
+        elif line.startswith("R "):
+            final = line.split()
+    if final is not None:  # the shim saw the program end: its own status and rusage
+        status = int(final[1])
+        res.cpu_time_s = (int(final[2]) + int(final[3])) / 1e6
+        res.memory_kb = int(final[4])
+    elif shim is None or res.killed_for is None:
+        res.cpu_time_s = max(res.cpu_time_s, ru.ru_utime + ru.ru_stime)
+        res.memory_kb = ru.ru_maxrss
     if os.WIFSIGNALED(status):
         res.signal = os.WTERMSIG(status)
     else:

@@ -67,7 +67,7 @@ class Channel:
     def recv(self) -> tuple[dict, list[int]]:
         fds: list[int] = []
         if self.sock is not None:
-            hdr, fds, _flags, _addr = socket.recv_fds(self.sock, _HDR.size, MAX_FDS)
+            hdr, fds, _flags, _addr = socket.recv_fds(self.sock, _HDR.size, MAX_FDS, socket.MSG_CMSG_CLOEXEC)
             if not hdr:
                 raise ProtocolError("peer closed the connection")
             if len(hdr) < _HDR.size:

@@ -100,6 +100,14 @@ _FILTER_BUF = ctypes.create_string_buffer(_FILTER, len(_FILTER)) if _FILTER else
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
+def filter_hex() -> str:
+    """The filter as hex, for the spawn shim's command line."""
+    return _FILTER_HEX
+
+
+_FILTER_HEX = _FILTER.hex()
+
+
 def supported() -> bool:
     return bool(_FILTER)
 

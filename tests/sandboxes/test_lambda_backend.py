@@ -254,7 +254,7 @@ async def test_moto_runs_a_batch_in_the_lambda_image(moto_lambda):
         assert [r.status for r in res.runs] == [Status.OK] * 3, res.runs
         assert [r.stdout for r in res.runs] == [b"42\n", b"14\n", b"3\n"]
         # Outputs by link into the transient prefix, and a verdict class from the same invoke.
-        spin = Batch(program=Source(language="python", code="import sys\nprint(input())\nwhile 1: pass\n"),
+        spin = Batch(program=Source(language="python", code="print(input(), flush=True)\nwhile 1: pass\n"),
                      runs=[RunSpec(id="tle", stdin=Blob(data=b"hey\n"), limits=RunLimits(cpu_time_s=0.5, wall_time_s=2)),
                            RunSpec(id="out", stdin=Blob(data=b"hey\n"), limits=RunLimits(cpu_time_s=0.3))],
                      output_to_store=True)

@@ -123,3 +123,39 @@ def test_concurrent_calls_from_many_threads_agree():
 
     with ThreadPoolExecutor(max_workers=8) as ex:
         assert all(ex.map(run, pairs))
+
+
+def test_prediction_sympy_cannot_handle_is_wrong_not_an_error():
+    v = judge(r"(2, \infty)", "x > y")
+    assert not v.equivalent and v.error is None and "not comparable" in v.reason
+    v = judge("x + y > 2", "(2, 3)")  # the gold itself cannot be compared: error
+    assert not v.equivalent and v.error is not None
+
+
+def test_extract_false_still_unwraps_a_single_box():
+    assert judge("5", r"\boxed{5}", extract=False).equivalent
+    assert not judge("5", r"\boxed{5}\boxed{6}", extract=False).equivalent
+
+
+def test_prose_is_never_parsed_as_a_product_of_letters():
+    v = judge("25", "the answer is unknown", extract=True)
+    assert not v.equivalent and v.error is None
+
+
+def test_public_surface():
+    import verifier.math as m
+
+    assert {"judge", "extract_answer", "MathVerdict"} <= set(m.__all__)
+    assert set(m.MathVerdict.model_fields) == {
+        "equivalent", "extracted", "gold_parsed", "prediction_parsed", "reason", "error",
+        "timed_out"}
+
+
+def test_runtime_code_never_imports_math_verify():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "verifier"
+    pattern = re.compile(r"^\s*(?:import|from)\s+math_verify\b", re.M)
+    offenders = [str(p) for p in root.rglob("*.py") if pattern.search(p.read_text())]
+    assert offenders == []

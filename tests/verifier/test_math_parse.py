@@ -56,3 +56,7 @@ def test_parse(text, tree):
 def test_unparsable_is_a_parse_error(text):
     with pytest.raises(ParseError):
         p(text)
+
+
+def test_ratio_is_a_quotient():
+    assert p("3:2") == ["div", num(3), num(2)]

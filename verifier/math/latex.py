@@ -137,19 +137,27 @@ class Parser:
         return items[0] if len(items) == 1 else ["list", items]
 
     def parse_relation(self) -> list:
-        exprs = [self.parse_setexpr()]
+        exprs = [self._ratio()]
         ops: list[str] = []
         while self.tok.text in _REL_OPS or self.at("\\in"):
             op = self.take().text
             if op == "\\in":
                 return self.parse_setexpr()
             ops.append(_REL_OPS[op])
-            exprs.append(self.parse_setexpr())
+            exprs.append(self._ratio())
         if not ops:
             return exprs[0]
         if all(o == "=" for o in ops):
             return ["eq", exprs[0], exprs[-1]]
         return ["rel", exprs, ops]
+
+    def _ratio(self) -> list:
+        """``a : b`` is the number a/b (so 3:2 equals 6:4 and 1.5)."""
+        left = self.parse_setexpr()
+        if self.at(":"):
+            self.take()
+            return ["div", left, self.parse_setexpr()]
+        return left
 
     def parse_setexpr(self) -> list:
         left = self.parse_expr()

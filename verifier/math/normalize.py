@@ -75,6 +75,17 @@ def _is_whole(s: str, start: int, end: int) -> bool:
     return not s[:start].strip() and not s[end:].strip()
 
 
+def _balanced(s: str) -> bool:
+    depth = 0
+    for i, ch in enumerate(s):
+        if ch in "{}" and i and s[i - 1] == "\\":
+            continue
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def strip_wrappers(s: str) -> str:
     """Remove math-mode delimiters around the whole answer."""
     s = s.strip()
@@ -93,6 +104,11 @@ def normalize(s: str) -> str:
     for k, v in _UNICODE.items():
         s = s.replace(k, v)
     s = strip_wrappers(s)
+    m = re.fullmatch(r"\\(?:boxed|fbox)\s*\{(.*)\}", s, re.S)
+    if m and _balanced(m.group(1)):  # an already-extracted answer still in its box
+        s = strip_wrappers(m.group(1))
+    s = s.replace("\\lbrace", "\\{").replace("\\rbrace", "\\}")
+    s = s.replace("\\lvert", "|").replace("\\rvert", "|")
     s = s.replace("\\displaystyle", " ").replace("\\limits", "")
     s = re.sub(r"\\[dt]frac", r"\\frac", s)
     s = re.sub(r"\\[dt]binom", r"\\binom", s)
@@ -111,7 +127,7 @@ def normalize(s: str) -> str:
     s = s.strip()
     s = re.sub(r"\\?\.\s*$", "", s).strip()  # trailing full stop
     s = _TRAILING_UNITS_RE.sub("", s).strip()
-    s = re.sub(r"^[a-zA-Z]\s*\\in\s*", "", s)  # "x \in [1, 2)" is the set
+    s = re.sub(r"^[a-zA-Z]\s*\\in(?![a-zA-Z])\s*", "", s)  # "x \in [1, 2)" is the set
     if _THOUSANDS_WHOLE_RE.match(s):
         s = s.replace(",", "")
     else:

@@ -270,7 +270,17 @@ def _pieces(s) -> list | None:
 
 
 def compare_nodes(gold: list, pred: list) -> dict:
-    """Worker entry point: the full comparison plus readable parsed forms."""
-    out = compare(gold, pred, SympyScalars())
+    """Worker entry point: the full comparison plus readable parsed forms.
+
+    When sympy raises, blame is assigned by comparing the gold with itself: if that works,
+    the prediction is what sympy cannot handle (``x > y`` against an interval), which is a
+    wrong answer, not an internal error; otherwise the exception propagates (error)."""
+    try:
+        out = compare(gold, pred, SympyScalars())
+    except (MemoryError, RecursionError):
+        raise
+    except Exception as exc:
+        compare(gold, gold, SympyScalars())  # raises when the gold itself is the problem
+        out = Outcome(False, f"prediction not comparable: {type(exc).__name__}: {exc}"[:300])
     return {"equal": out.equal, "reason": out.reason,
             "gold_parsed": render(gold), "prediction_parsed": render(pred)}

@@ -4,4 +4,4 @@ def add(a: int, b: int) -> int:
     >>> add(2, 3)
     5
     """
-return a + b
+    return a + b

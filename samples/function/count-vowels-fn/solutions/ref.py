@@ -4,4 +4,4 @@ def count_vowels(s: str) -> int:
     >>> count_vowels("Hello World")
     3
     """
-return sum(1 for c in s.lower() if c in 'aeiou')
+    return sum(1 for c in s.lower() if c in 'aeiou')

@@ -5,4 +5,4 @@ def fizzbuzz(n: int) -> list[str]:
     >>> fizzbuzz(5)
     ['1', '2', 'Fizz', '4', 'Buzz']
     """
-return ['FizzBuzz' if i % 15 == 0 else 'Fizz' if i % 3 == 0 else 'Buzz' if i % 5 == 0 else str(i) for i in range(1, n + 1)]
+    return ['FizzBuzz' if i % 15 == 0 else 'Fizz' if i % 3 == 0 else 'Buzz' if i % 5 == 0 else str(i) for i in range(1, n + 1)]

@@ -6,6 +6,6 @@ def gcd(a: int, b: int) -> int:
     >>> gcd(0, 5)
     5
     """
-while b:
-    a, b = b, a % b
-return a
+    while b:
+        a, b = b, a % b
+    return a

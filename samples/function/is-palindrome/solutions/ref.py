@@ -8,4 +8,4 @@ def is_palindrome(text: str) -> bool:
     >>> is_palindrome("")
     True
     """
-return text == text[::-1]
+    return text == text[::-1]

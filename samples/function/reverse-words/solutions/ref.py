@@ -5,4 +5,4 @@ def reverse_words(sentence: str) -> str:
     >>> reverse_words("the sky is blue")
     'blue is sky the'
     """
-return ' '.join(reversed(sentence.split()))
+    return ' '.join(reversed(sentence.split()))

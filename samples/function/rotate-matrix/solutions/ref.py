@@ -5,4 +5,4 @@ def rotate(matrix: list[list[int]]) -> list[list[int]]:
     >>> rotate([[1, 2], [3, 4]])
     [[3, 1], [4, 2]]
     """
-return [list(row) for row in zip(*matrix[::-1])]
+    return [list(row) for row in zip(*matrix[::-1])]

@@ -5,8 +5,8 @@ def two_sum(nums: list[int], target: int) -> tuple[int, int]:
     >>> two_sum([2, 7, 11, 15], 9)
     (0, 1)
     """
-seen = {}
-for j, x in enumerate(nums):
-    if target - x in seen:
-        return (seen[target - x], j)
-    seen[x] = j
+    seen = {}
+    for j, x in enumerate(nums):
+        if target - x in seen:
+            return (seen[target - x], j)
+        seen[x] = j

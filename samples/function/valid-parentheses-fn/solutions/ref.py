@@ -7,11 +7,11 @@ def is_valid(s: str) -> bool:
     >>> is_valid("([)]")
     False
     """
-pairs = {')': '(', ']': '[', '}': '{'}
-stack = []
-for c in s:
-    if c in '([{':
-        stack.append(c)
-    elif not stack or stack.pop() != pairs[c]:
-        return False
-return not stack
+    pairs = {')': '(', ']': '[', '}': '{'}
+    stack = []
+    for c in s:
+        if c in '([{':
+            stack.append(c)
+        elif not stack or stack.pop() != pairs[c]:
+            return False
+    return not stack

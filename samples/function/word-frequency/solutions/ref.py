@@ -5,7 +5,7 @@ def word_frequency(text: str) -> dict[str, int]:
     >>> word_frequency("a b A")
     {'a': 2, 'b': 1}
     """
-counts = {}
-for w in text.lower().split():
-    counts[w] = counts.get(w, 0) + 1
-return counts
+    counts = {}
+    for w in text.lower().split():
+        counts[w] = counts.get(w, 0) + 1
+    return counts

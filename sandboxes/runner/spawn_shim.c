@@ -1,0 +1,159 @@
+/* spawn_shim: the last step before an untrusted program starts (built by the agent).
+ *
+ * Why it exists: os.fork() of the Python agent costs ~10 ms on these VMs (page-table copy
+ * and copy-on-write faults), ten times a vfork-based posix_spawn. The agent therefore
+ * posix_spawn()s this tiny static program, which does what must happen between fork and
+ * exec and then execs the target:
+ *
+ *   spawn_shim CWD UID GID SECCOMP_HEX NRLIMITS [RES SOFT HARD]... -- PROG ARGS...
+ *
+ * fd 0/1/2 are the run's stdin/stdout/stderr, fd 3 is the report pipe. UID/GID -1 keep
+ * ours; SECCOMP_HEX "-" means no filter (a classic BPF sock_filter array built by
+ * sandboxes/runner/seccomp.py).
+ *
+ * The shim starts a new session, closes other fds, chdirs, then forks once more. Why: a
+ * process's peak-RSS accounting (ru_maxrss) keeps the largest address space it ever had,
+ * and a child of the big Python agent starts out with the agent's; a grandchild of this
+ * tiny static program starts near zero, so the reported peak is the program's own.
+ * The grandchild clears inheritable caps, drops groups/gid/uid, sets no_new_privs and a
+ * parent-death signal, installs seccomp, sets rlimits and execs the program. The shim
+ * (still the agent's uid, so the run can neither signal nor ptrace it) waits for it and
+ * reports on fd 3, one line each:
+ *   P <pid>                                      the program's pid (for CPU polling)
+ *   E <message>                                  setup failed (a sandbox error, exit 127)
+ *   R <wait status> <utime us> <stime us> <maxrss KiB>   after the program ended
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static void fail(const char *what) {
+    char msg[512];
+    int n = snprintf(msg, sizeof msg, "E spawn_shim: %s: %s\n", what, strerror(errno));
+    if (n > 0) {
+        ssize_t w = write(3, msg, (size_t)n);
+        (void)w;
+    }
+    _exit(127);
+}
+
+static int hexval(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+
+static void install_seccomp(const char *hex) {
+    size_t len = strlen(hex);
+    if (len == 0 || len % 16 != 0) { errno = EINVAL; fail("seccomp filter length"); }
+    size_t nbytes = len / 2;
+    unsigned char *buf = malloc(nbytes);
+    if (!buf) fail("malloc");
+    for (size_t i = 0; i < nbytes; i++) {
+        int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0) { errno = EINVAL; fail("seccomp filter hex"); }
+        buf[i] = (unsigned char)(hi * 16 + lo);
+    }
+    struct sock_fprog prog = { .len = (unsigned short)(nbytes / sizeof(struct sock_filter)),
+                               .filter = (struct sock_filter *)buf };
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) fail("seccomp");
+}
+
+static void close_other_fds(void) {
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 4U, ~0U, 0U) == 0) return;
+#endif
+    long max = sysconf(_SC_OPEN_MAX);
+    if (max < 0 || max > 1 << 20) max = 1 << 16;
+    for (long fd = 4; fd < max; fd++) close((int)fd);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 7) { errno = EINVAL; fail("usage: CWD UID GID SECCOMP NRLIMITS [RES SOFT HARD]... -- PROG ARGS"); }
+    const char *cwd = argv[1];
+    long uid = strtol(argv[2], NULL, 10), gid = strtol(argv[3], NULL, 10);
+    const char *filter = argv[4];
+    int nrl = atoi(argv[5]);
+    int i = 6;
+    if (nrl < 0 || argc < i + 3 * nrl + 2) { errno = EINVAL; fail("rlimit arguments"); }
+    int lim_at = i;
+    i += 3 * nrl;
+    if (strcmp(argv[i], "--") != 0) { errno = EINVAL; fail("missing --"); }
+    char **prog = argv + i + 1;
+
+    if (setsid() < 0) fail("setsid");
+    close_other_fds();
+    if (chdir(cwd) != 0) fail("chdir");
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail("pdeathsig");
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) fail("dumpable");
+
+    pid_t child = fork();
+    if (child < 0) fail("fork");
+    if (child > 0) {
+        char line[128];
+        int n = snprintf(line, sizeof line, "P %d\n", (int)child);
+        if (write(3, line, (size_t)n) < 0) { /* the agent went away: nothing to report to */ }
+        close(0);
+        close(1);
+        close(2);
+        int status;
+        struct rusage ru;
+        pid_t w;
+        do {
+            w = wait4(child, &status, 0, &ru);
+        } while (w < 0 && errno == EINTR);
+        if (w < 0) fail("wait4");
+        n = snprintf(line, sizeof line, "R %d %lld %lld %ld\n", status,
+                     (long long)ru.ru_utime.tv_sec * 1000000LL + ru.ru_utime.tv_usec,
+                     (long long)ru.ru_stime.tv_sec * 1000000LL + ru.ru_stime.tv_usec, ru.ru_maxrss);
+        if (write(3, line, (size_t)n) < 0) { /* as above */ }
+        _exit(0);
+    }
+
+    if (fcntl(3, F_SETFD, FD_CLOEXEC) != 0) fail("report pipe");
+    struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+    struct __user_cap_data_struct caps[2];
+    if (syscall(SYS_capget, &hdr, caps) == 0 && (caps[0].inheritable || caps[1].inheritable)) {
+        caps[0].inheritable = caps[1].inheritable = 0;
+        if (syscall(SYS_capset, &hdr, caps) != 0) fail("capset");
+    }
+    if (uid >= 0) {
+        if (setgroups(0, NULL) != 0) fail("setgroups");
+        if (setgid((gid_t)(gid >= 0 ? gid : uid)) != 0) fail("setgid");
+        if (setuid((uid_t)uid) != 0) fail("setuid");
+    }
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("no_new_privs");
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail("pdeathsig");
+    if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0) fail("dumpable");
+    /* Ignored signals stay ignored across exec (Python ignores SIGPIPE and SIGXFSZ):
+     * give the program default dispositions and an empty mask. */
+    for (int sig = 1; sig < NSIG; sig++) signal(sig, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    if (strcmp(filter, "-") != 0) install_seccomp(filter);
+    for (int k = 0; k < nrl; k++) {
+        int res = atoi(argv[lim_at + 3 * k]);
+        struct rlimit rl = { (rlim_t)strtoull(argv[lim_at + 3 * k + 1], NULL, 10),
+                             (rlim_t)strtoull(argv[lim_at + 3 * k + 2], NULL, 10) };
+        if (setrlimit(res, &rl) != 0) fail("setrlimit");
+    }
+    execve(prog[0], prog, environ);
+    fail("execve");
+    return 127;
+}

@@ -1,0 +1,164 @@
+"""The runner core without any backend: framing, limits, classification, the agent over
+stdio (as the docker backend drives it) and the library entry (as Lambda calls it)."""
+
+from __future__ import annotations
+
+import base64
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sandboxes.runner import execute_batch
+from sandboxes.runner.classify import classify
+from sandboxes.runner.limits import Limits
+from sandboxes.runner.process import Outcome
+from sandboxes.runner.protocol import Channel, ProtocolError
+from sandboxes.types import Batch, Blob, RunLimits, RunSpec, Source, Status
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_limits_mirror_the_pydantic_defaults():
+    assert Limits().to_dict() == RunLimits().model_dump()
+
+
+def test_limits_reject_unknown_and_bad_fields():
+    with pytest.raises(ValueError, match="unknown limit field"):
+        Limits.from_dict({"cpu_s": 1})
+    with pytest.raises(ValueError, match="> 0"):
+        Limits.from_dict({"cpu_time_s": 0})
+
+
+@pytest.mark.parametrize("outcome,status", [
+    (Outcome(exit_code=0), "OK"),
+    (Outcome(exit_code=1), "RE"),
+    (Outcome(signal=signal.SIGSEGV), "RE"),
+    (Outcome(signal=signal.SIGKILL, killed_for="output"), "OLE"),
+    (Outcome(signal=signal.SIGKILL, killed_for="wall"), "TLE"),
+    (Outcome(signal=signal.SIGKILL, killed_for="cpu"), "TLE"),
+    (Outcome(signal=signal.SIGXCPU), "TLE"),
+    (Outcome(exit_code=0, cpu_time_s=2.5), "TLE"),
+    (Outcome(exit_code=0, memory_kb=300 * 1024), "MLE"),
+    (Outcome(exit_code=1, stderr=b"MemoryError\n"), "MLE"),
+    (Outcome(signal=signal.SIGABRT, stderr=b"what():  std::bad_alloc"), "MLE"),
+    (Outcome(signal=signal.SIGKILL), "MLE"),  # nobody in the agent sent it: the kernel did
+    (Outcome(signal=signal.SIGXFSZ), "RE"),
+    (Outcome(setup_error="spawn_shim: setuid: Operation not permitted"), "IE"),
+    (Outcome(setup_error="spawn_shim: execve: Cannot allocate memory"), "MLE"),
+])
+def test_classification(outcome, status):
+    got, message = classify(outcome, Limits())
+    assert got == status
+    assert (message == "") == (status == "OK")
+
+
+def test_frames_carry_json_and_file_descriptors(tmp_path):
+    a, b = socket.socketpair()
+    left, right = Channel.from_socket(a), Channel.from_socket(b)
+    f = tmp_path / "x"
+    f.write_bytes(b"through an fd")
+    fd = os.open(f, os.O_RDONLY)
+    left.send({"op": "run", "big": "y" * 300_000}, [fd])
+    os.close(fd)
+    obj, fds = right.recv()
+    assert obj["op"] == "run" and len(obj["big"]) == 300_000
+    assert len(fds) == 1 and os.read(fds[0], 100) == b"through an fd"
+    os.close(fds[0])
+    left.close()
+    with pytest.raises(ProtocolError, match="closed"):
+        right.recv()
+    right.close()
+
+
+def test_frames_reject_garbage():
+    a, b = socket.socketpair()
+    a.sendall(b"\x00\x00\x00\x03abc")
+    with pytest.raises(ProtocolError, match="not JSON"):
+        Channel.from_socket(b).recv()
+    a.close()
+    b.close()
+
+
+@pytest.fixture
+def stdio_agent(tmp_path):
+    """The agent as a docker container runs it: frames on stdin/stdout, no setuid."""
+    proc = subprocess.Popen(
+        ["/usr/bin/python3", "-S", "-m", "sandboxes.runner.agent", "--stdio", "--no-setuid",
+         "--scratch-root", str(tmp_path)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=REPO, env={"PYTHONPATH": str(REPO)})
+    chan = Channel(proc.stdout.fileno(), proc.stdin.fileno())
+    yield chan
+    try:
+        chan.send({"id": 99, "op": "shutdown"})
+        assert chan.recv()[0] == {"id": 99, "ok": True}
+    finally:
+        proc.wait(10)
+
+
+def test_agent_protocol_over_stdio(stdio_agent):
+    chan = stdio_agent
+    chan.send({"id": 1, "op": "hello"})
+    hello, _ = chan.recv()
+    assert hello["id"] == 1 and hello["protocol"] == 1 and "cpp" in hello["languages"]
+    assert hello["spawn"] in ("shim", "fork")
+
+    chan.send({"id": 2, "op": "compile", "language": "c",
+               "code": '#include <stdio.h>\nint main(){int a,b;scanf("%d%d",&a,&b);printf("%d\\n",a*b);}'})
+    comp, _ = chan.recv()
+    assert comp["status"] == "OK" and comp["artifact"]["language"] == "binary"
+    sha = comp["artifact"]["sha256"]
+
+    # By sha256 only: the agent kept the artifact it built.
+    chan.send({"id": 3, "op": "run", "program": {"language": "binary", "sha256": sha},
+               "stdin": {"data_b64": base64.b64encode(b"6 7\n").decode()}})
+    run, _ = chan.recv()
+    assert run["status"] == "OK" and base64.b64decode(run["stdout_b64"]) == b"42\n"
+
+    chan.send({"id": 4, "op": "run", "program": {"language": "binary", "sha256": "ab" * 32}})
+    miss, _ = chan.recv()
+    assert miss["code"] == "artifact_missing"
+
+    chan.send({"id": 5, "op": "run", "program": {"language": "binary", "sha256": sha},
+               "files": {"../escape": {"data_b64": ""}}})
+    bad, _ = chan.recv()
+    assert bad["code"] == "bad_request" and "plain name" in bad["error"]
+
+    chan.send({"id": 6, "op": "frobnicate"})
+    assert chan.recv()[0]["code"] == "bad_request"
+
+
+@pytest.mark.parametrize("spawn", ["shim", "fork"])
+def test_library_execute_batch_both_spawn_paths(tmp_path, spawn, monkeypatch):
+    from sandboxes.runner import core
+
+    real = core.RunnerConfig
+
+    def with_spawn(**kw):
+        return real(**kw, spawn=spawn)
+
+    monkeypatch.setattr("sandboxes.runner.library.RunnerConfig", with_spawn)
+    batch = Batch(program=Source(language="python", code="import sys\nprint(sys.stdin.read().upper(), end='')\n"),
+                  runs=[RunSpec(id="a", stdin=Blob(data=b"abc")),
+                        RunSpec(id="b", stdin=Blob(data=b"x"), limits=RunLimits(output_bytes=0))])
+    res = execute_batch(batch, None, str(tmp_path / "work"))
+    assert res.compile.status == Status.OK
+    assert (res.runs[0].status, res.runs[0].stdout) == (Status.OK, b"ABC")
+    assert res.runs[1].status == Status.OLE
+    if spawn == "shim":
+        assert 0 < res.runs[0].memory_kb < 30_000, "the program's own peak, not the caller's"
+
+
+def test_library_resolves_links(tmp_path):
+    from problem_store.blobs.file import FileBlobStore
+
+    store = FileBlobStore(tmp_path / "store")
+    link, _ = store.put(b"5 6\n")
+    batch = Batch(program=Source(language="python", code="print(sum(map(int, input().split())))\n"),
+                  runs=[RunSpec(id="a", stdin=Blob(link=link))])
+    res = execute_batch(batch, store, str(tmp_path / "work"))
+    assert res.runs[0].stdout == b"11\n"
