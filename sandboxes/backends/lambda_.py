@@ -63,6 +63,9 @@ class LambdaBackendConfig(BaseModel):
     backoff_max_s: float = Field(5.0, gt=0, le=120, description="Cap of one backoff (full jitter below it).")
     connect_timeout_s: float = Field(5.0, gt=0, le=120)
     read_margin_s: float = Field(30.0, gt=0, le=600, description="Read timeout beyond function_timeout_s.")
+    spill_output_over_bytes: int = Field(
+        1 << 20, ge=0, le=5 << 20, description="A stdout bigger than this comes back by link (the "
+                                               "reply is capped at 6 MB); needs an S3 store.")
     store_bucket: str | None = Field(None, description="Event 'store' bucket (None: the function's env).")
     store_prefix: str = Field("", description="Event 'store' prefix.")
 
@@ -242,7 +245,8 @@ class LambdaBackend(SandboxBackend):
             batch = batch.model_copy(update={"output_to_store": False})
         return {"v": EVENT_VERSION, "batch": batch.model_dump(mode="json", exclude_defaults=True),
                 "store": desc(self._s3_in, self.config.store_bucket, self.config.store_prefix),
-                "transient": desc(self._s3_out), "artifact": artifact}
+                "transient": desc(self._s3_out or self._s3_in), "artifact": artifact,
+                "spill_output_over": self.config.spill_output_over_bytes}
 
     async def _invoke(self, batch: Batch, artifact: str) -> BatchResult | str:
         """Invoke once (with throttling retries). A str return is why every run is IE."""
@@ -254,10 +258,20 @@ class LambdaBackend(SandboxBackend):
         if isinstance(raw, str):
             return raw
         result = self._parse(raw, batch)
+        if isinstance(result, BatchResult) and not (batch.output_to_store and self._s3_out is not None):
+            try:  # big outputs came back by link although the caller wants bytes: fetch them
+                result.runs = await asyncio.to_thread(self._fetch_spilled, result.runs)
+            except Exception as e:
+                return f"could not fetch a spilled output from the S3 store: {e}"
         if isinstance(result, BatchResult) and batch.output_to_store and self._s3_out is None:
             result.runs = [await batching._store_output(r, self.output_store)
                            if r.stdout is not None and r.status != Status.IE else r for r in result.runs]
         return result
+
+    def _fetch_spilled(self, runs: list[RunResult]) -> list[RunResult]:
+        spill = self._s3_out or self._s3_in
+        return [r.model_copy(update={"stdout": spill.get(r.stdout_link), "stdout_link": None})
+                if r.stdout_link and spill is not None else r for r in runs]
 
     async def _invoke_with_retries(self, payload: bytes) -> dict | str:
         from botocore.exceptions import BotoCoreError, ClientError

@@ -6,7 +6,8 @@ Event (built by ``sandboxes.backends.lambda_``; small by design: links, not data
      "batch": <sandboxes.types.Batch as JSON>,          # test data only as blob links
      "store": {"bucket": "b", "prefix": "p"} | null,     # where links are read from
      "transient": {"bucket": "b", "prefix": "t"} | null, # where outputs/artifacts go
-     "artifact": "store" | "inline" | "none"}            # what to do with a compiled program
+     "artifact": "store" | "inline" | "none",            # what to do with a compiled program
+     "spill_output_over": 1048576}                       # bigger stdouts go to transient by link
 
 Reply: ``{"v": 1, "result": <BatchResult as JSON>}`` or ``{"v": 1, "error": "..."}`` for a
 request the handler cannot serve (the caller turns either an error or anything else
@@ -101,6 +102,9 @@ def handle(event: dict) -> dict:
         store = _store(event.get("store"), "OUBLIETTE_STORE_PREFIX")
         transient = _store(event.get("transient"), "OUBLIETTE_TRANSIENT_PREFIX")
         artifact_mode = event.get("artifact", "inline")
+        spill_over = event.get("spill_output_over")
+        if spill_over is not None and (not isinstance(spill_over, int) or spill_over < 0):
+            raise ValueError(f"spill_output_over must be a byte count, not {spill_over!r}")
         if artifact_mode not in ("store", "inline", "none"):
             raise ValueError(f"artifact must be store, inline or none, not {artifact_mode!r}")
     except Exception as e:  # noqa: BLE001 - a malformed event is answered, not crashed on
@@ -117,6 +121,12 @@ def handle(event: dict) -> dict:
         if os.environ.get("OUBLIETTE_WIPE_TMP") == "1":  # set in the Lambda image only
             wipe()
 
+    if spill_over is not None and transient is not None:
+        # Lambda's reply is capped at 6 MB: a big stdout travels by link instead.
+        for run in result.runs:
+            if run.stdout is not None and len(run.stdout) > spill_over:
+                run.stdout_link, _ = transient.put(run.stdout)
+                run.stdout = None
     comp = result.compile
     if comp is not None and comp.artifact is not None and comp.artifact.blob.data is not None:
         data = comp.artifact.blob.data

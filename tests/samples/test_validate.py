@@ -9,7 +9,7 @@ import pytest
 
 from samples import build, layout, validate
 
-HANDFUL = ["sum-two", "goldbach-pair", "add-two"]
+HANDFUL = ["goldbach-pair", "add-two"]
 
 
 def test_validate_handful_passes():
@@ -18,7 +18,7 @@ def test_validate_handful_passes():
     for r in reports:
         assert not r.errors, (r.problem, r.errors)
         assert r.tests >= 3 and r.runs >= r.tests
-    stdio = [r for r in reports if r.problem in ("sum-two", "goldbach-pair")]
+    stdio = [r for r in reports if r.problem == "goldbach-pair"]
     assert all(r.tests >= 10 and r.runs == 2 * r.tests for r in stdio)  # ref.py and ref.cpp on every test
 
 
@@ -26,6 +26,7 @@ def test_validate_catches_a_broken_reference(tmp_path):
     pdir = tmp_path / "sum-two"
     shutil.copytree(layout.STDIO / "sum-two", pdir)
     (pdir / "solutions" / "ref.py").write_text("a, b = map(int, input().split())\nprint(a - b)\n")
+    (pdir / "solutions" / "expected.yaml").write_text("ref.py: AC\n")  # skip the C++ compile: keep it fast
     rep = validate.validate_stdio(layout.load(pdir), wrong=False)
     assert any(e.startswith("ref.py on test") and "WA" in e for e in rep.errors), rep.errors
 

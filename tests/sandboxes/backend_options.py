@@ -10,8 +10,20 @@ the fixture; an entry here overrides them.
 
 from __future__ import annotations
 
+
+
+def _lambda_options(request) -> dict:
+    """moto runs the function image in Docker; linked blobs from the suite's FileBlobStore
+    are staged into moto's S3, outputs come back inline and land in that FileBlobStore."""
+    from tests.sandboxes.moto_lambda import FUNCTION, REGION, moto_lambda_env
+    env = moto_lambda_env()
+    return {"endpoint_url": env.endpoint, "region": REGION, "function_name": FUNCTION,
+            "stage_store": env.store(), "max_concurrency": 4, "runs_per_invoke": 64}
+
+
 BACKEND_OPTIONS: dict = {
     "local": {},
+    # docker: the defaults (pool of CPU-count containers from oubliette-sandbox:<hash>).
     "docker": {},
-    "lambda": {},
+    "lambda": _lambda_options,
 }

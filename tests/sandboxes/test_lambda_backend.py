@@ -11,9 +11,8 @@
 
 from __future__ import annotations
 
-import io
+import hashlib
 import json
-import zipfile
 
 import pytest
 
@@ -155,9 +154,17 @@ async def test_events_carry_links_not_data(fake, s3_stores):
     stdin = fake.requests[0]["batch"]["runs"][0]["stdin"]
     assert stdin.get("link", "").startswith("blob://sha256/") and "data" not in stdin
     assert store.exists(stdin["link"])
-    import hashlib
     assert res.runs[0].stdout == f"{len(big)} {hashlib.sha256(big).hexdigest()}\n".encode()
     assert res.runs[1].stdout.startswith(b"2 ")
+
+
+async def test_big_output_comes_back_by_link_and_is_fetched(fake, s3_stores):
+    store, _ = s3_stores
+    code = "import sys\nsys.stdout.buffer.write(bytes(range(256)) * 8192)\n"  # 2 MiB
+    async with backend_for(fake.endpoint, resolver=store, spill_output_over_bytes=1 << 20) as be:
+        res = await be.run_batch(Batch(program=Source(language="python", code=code), runs=[RunSpec(id="a")]))
+    assert res.runs[0].stdout == bytes(range(256)) * 8192 and res.runs[0].stdout_link is None
+    assert fake.requests[0]["spill_output_over"] == 1 << 20
 
 
 async def test_linked_blobs_are_staged_and_outputs_stored_in_s3(fake, s3_stores, tmp_path):
@@ -198,40 +205,11 @@ async def test_artifact_program_by_link_is_staged(fake, s3_stores, tmp_path):
 
 # -- the real thing: moto runs the handler in Docker ---------------------------------------------
 
-def _zip() -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as z:
-        z.writestr("README", "the handler lives in the image (MOTO_DOCKER_LAMBDA_IMAGE)\n")
-    return buf.getvalue()
-
-
 @pytest.fixture(scope="module")
 def moto_lambda():
-    """A moto server whose Lambda runs oubliette-lambda:<tag> in Docker on the host network."""
-    import boto3
-    from sandboxes.backends import docker_image
-    from tests.moto_server import start_moto_server
-    docker_image.ensure_busybox()
-    image = docker_image.ensure_lambda()
-    endpoint, stop = start_moto_server(env={"MOTO_DOCKER_LAMBDA_IMAGE": image, "MOTO_DOCKER_NETWORK_MODE": "host"})
-    try:
-        iam = boto3.client("iam", endpoint_url=endpoint, region_name="us-east-1")
-        role = iam.create_role(RoleName="oubliette-runner", AssumeRolePolicyDocument=json.dumps({
-            "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole",
-                                                     "Principal": {"Service": "lambda.amazonaws.com"}}]}))
-        lam = boto3.client("lambda", endpoint_url=endpoint, region_name="us-east-1")
-        for name, timeout in (("oubliette-runner", 60), ("oubliette-short", 2)):
-            lam.create_function(FunctionName=name, Runtime="python3.11", Role=role["Role"]["Arn"],
-                                Handler="sandboxes.lambda_handler.handler.lambda_handler",
-                                Code={"ZipFile": _zip()}, Timeout=timeout, MemorySize=1024,
-                                Environment={"Variables": {"OUBLIETTE_S3_ENDPOINT": endpoint,
-                                                           "OUBLIETTE_STORE_BUCKET": "judge",
-                                                           "OUBLIETTE_STORE_PREFIX": "store"}})
-        from problem_store.blobs.s3 import S3BlobStore
-        S3BlobStore("judge", "store", endpoint_url=endpoint, create_bucket=True)
-        yield endpoint
-    finally:
-        stop()
+    """moto running oubliette-lambda:<tag> in Docker (tests/sandboxes/moto_lambda.py)."""
+    from tests.sandboxes.moto_lambda import moto_lambda_env
+    return moto_lambda_env().endpoint
 
 
 @LAMBDA

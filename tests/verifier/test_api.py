@@ -47,7 +47,7 @@ async def test_batch_judged_together(client):
     (b'{"problem_id": "sum", "language": "python", "code": "x", "options": {"tests": ["zz"]}}',
      422, "zz"),
     (b'[1, 2]', 422, "(body)"),
-    (b'{"problem_id": "sum", "language": "python", "code": "\\ud800"}', 422, "surrogate"),
+    (b'{"problem_id": "sum", "language": "python", "code": "\\ud800"}', 400, "JSON"),
     (b'{"problem_id": "sum", "language": "python", "code": "\xff"}', 400, "JSON"),
 ])
 async def test_client_mistakes_are_4xx_naming_the_problem(client, body, status, needle):
