@@ -184,6 +184,9 @@ def prepare_tiny_sft(
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     torch.manual_seed(seed)
+    import logging
+
+    logger = logging.getLogger("rl_loop.models")
     model = AutoModelForCausalLM.from_pretrained(str(base_dir), dtype=torch.float32)
     tok = AutoTokenizer.from_pretrained(str(base_dir))
     opt = torch.optim.AdamW(model.parameters(), lr=lr)
@@ -203,6 +206,7 @@ def prepare_tiny_sft(
         lps = seq_logprobs()
         if min(float(x.detach()) for x in lps) >= target_seq_logprob:
             break
+        logger.info("sft step %d: sequence log-probs %s", step, [round(float(x), 2) for x in lps])
         loss = -sum(lps) / sum(len(c) for _, c in examples)
         opt.zero_grad()
         loss.backward()

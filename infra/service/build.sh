@@ -11,12 +11,14 @@ docker image inspect oubliette-sandbox-base:latest >/dev/null 2>&1 || infra/sand
 ctx=$(mktemp -d)
 trap 'rm -rf "$ctx"' EXIT
 mkdir -p "$ctx/debs" "$ctx/app"
+chmod 0777 "$ctx"  # apt-get download runs as _apt
 ( cd "$ctx" && apt-get download -qq bubblewrap libcap2 >/dev/null )
 for deb in "$ctx"/*.deb; do dpkg -x "$deb" "$ctx/debs"; done
 rm -f "$ctx"/*.deb
-pkgs=(aiohttp uvloop pydantic PyYAML boto3 sympy docker)
+# (the docker SDK is left out: inside a container the service runs the local or lambda backend)
+pkgs=(aiohttp uvloop pydantic PyYAML boto3 sympy)
 [[ "${1:-}" == "--with-moto" ]] && pkgs+=(moto flask flask-cors werkzeug)
-"$PY" infra/sandbox-image/vendor_site.py "$ctx/site" "${pkgs[@]}"
+"$PY" infra/service/vendor.py "$ctx/site" "${pkgs[@]}" >/dev/null
 for d in verifier sandboxes problem_store samples; do
   cp -r "$d" "$ctx/app/$d"
 done

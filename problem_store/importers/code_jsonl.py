@@ -14,7 +14,7 @@ import math
 import re
 from pathlib import Path
 
-from problem_store.importers.base import Draft, ImportFailure, Importer, sanitize_id
+from problem_store.importers.base import Draft, ImportFailure, Importer
 from problem_store.importers.jsonl import iter_jsonl, record_id
 
 
@@ -184,5 +184,3 @@ def _taco(rec: dict, path: Path, lineno: int) -> Draft:
     fields["tests"] = tests
     return draft
 
-
-__all__ = ["import_codecontests", "import_taco", "sanitize_id"]

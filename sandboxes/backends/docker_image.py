@@ -71,9 +71,9 @@ def sandbox_tag() -> str:
 
 
 def _store_files() -> list[Path]:
-    """The part of problem_store the handler imports (the blob stores), nothing else."""
-    pkg = REPO_ROOT / "problem_store"
-    return [pkg / "__init__.py", *(p for p in _package_files("problem_store/blobs") if p.suffix == ".py")]
+    """The part of problem_store the handler imports (the blob stores), nothing else; the
+    image gets an empty ``problem_store/__init__.py`` so the package's other imports stay out."""
+    return [p for p in _package_files("problem_store/blobs") if p.suffix == ".py"]
 
 
 def _lambda_inputs() -> list[Path]:
@@ -81,7 +81,7 @@ def _lambda_inputs() -> list[Path]:
 
 
 def lambda_tag() -> str:
-    h = hashlib.sha256(b"lambda-v2\0" + base_tag().encode() + _site_versions(LAMBDA_SITE).encode())
+    h = hashlib.sha256(b"lambda-v3\0" + base_tag().encode() + _site_versions(LAMBDA_SITE).encode())
     _hash_files(h, LAMBDA_DIR, _lambda_inputs())
     _hash_files(h, REPO_ROOT, _store_files() + _package_files())
     return h.hexdigest()[:_TAG_LEN]
@@ -130,9 +130,15 @@ def _build(client, context: Path, ref: str, buildargs: dict[str, str]) -> None:
     _prune(client, repo, keep=ref)
 
 
-def _prune(client, repo: str, keep: str) -> None:
-    """Drop this repo's older hash tags (every code change makes one); in-use ones stay."""
+def _prune(client, repo: str, keep: str, min_age_s: float = 3600.0) -> None:
+    """Drop this repo's older hash tags (every code change makes one). In-use ones stay, and
+    so do those younger than an hour: a moto server started a moment ago may still name one."""
+    import datetime as dt
+    now = dt.datetime.now(dt.timezone.utc)
     for image in client.images.list(name=repo):
+        created = dt.datetime.fromisoformat(image.attrs["Created"][:19]).replace(tzinfo=dt.timezone.utc)
+        if (now - created).total_seconds() < min_age_s:
+            continue
         for t in image.tags:
             if t.startswith(repo + ":") and t not in (keep, f"{repo}:latest"):
                 try:
@@ -182,6 +188,8 @@ def ensure_lambda(client=None, build_base: bool = False) -> str:
             out = ctx / p.relative_to(REPO_ROOT)
             out.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(p, out)
+        (ctx / "problem_store" / "__init__.py").write_text(
+            '"""Only the blob stores of problem_store, for the Lambda handler."""\n')
         shutil.copytree(REPO_ROOT / "sandboxes", ctx / "sandboxes",
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         _vendor(ctx / "site", LAMBDA_SITE)

@@ -67,3 +67,33 @@ def full_server(request, full_store):
 @pytest.mark.parametrize("problem", cases(fast=False))
 async def test_golden_full(full_server, problem):
     _compare(await judge_problem(full_server.url, problem), problem.expected)
+
+
+def math_cases() -> list:
+    import json
+
+    out = []
+    for f in sorted(layout.MATH.glob("*.jsonl")) if layout.MATH.is_dir() else []:
+        for line in f.read_text().splitlines():
+            if line.strip():
+                row = json.loads(line)
+                out.append(pytest.param(row, id=row["id"]))
+    return out
+
+
+async def test_golden_math(fast_server):
+    """Every math sample: its own gold answer, as a model would write it, is AC; a number
+    that is no answer of any sample is WA. Judged as problems in the store via /v1/verify."""
+    rows = [p.values[0] for p in math_cases()]
+    if not rows:
+        pytest.skip("no math samples")
+    async with VerifierClient(fast_server.url) as client:
+        async def one(row):
+            ans = row["answer"]
+            right = ans if "####" in ans else f"The answer is $\\boxed{{{ans}}}$."
+            r1 = await client.verify(row["id"], "math", right)
+            r2 = await client.verify(row["id"], "math", "The answer is $\\boxed{987654.321}$.")
+            return row["id"], r1.verdict.value, r2.verdict.value
+        results = await asyncio.gather(*(one(r) for r in rows))
+    bad = [r for r in results if r[1:] != ("AC", "WA")]
+    assert not bad, f"(id, gold-as-prediction verdict, wrong-number verdict): {bad}"

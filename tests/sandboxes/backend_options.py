@@ -16,7 +16,7 @@ def _lambda_options(request) -> dict:
     """moto runs the function image in Docker; linked blobs from the suite's FileBlobStore
     are staged into moto's S3, outputs come back inline and land in that FileBlobStore."""
     from tests.sandboxes.moto_lambda import FUNCTION, REGION, moto_lambda_env
-    env = moto_lambda_env()
+    env = moto_lambda_env(request)
     return {"endpoint_url": env.endpoint, "region": REGION, "function_name": FUNCTION,
             "stage_store": env.store(), "max_concurrency": 4, "runs_per_invoke": 64}
 

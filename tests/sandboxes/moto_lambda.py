@@ -43,8 +43,9 @@ def _code_zip() -> bytes:
     return buf.getvalue()
 
 
-def moto_lambda_env() -> MotoLambda:
-    """Start (once per process) and return the moto Lambda environment."""
+def moto_lambda_env(request=None) -> MotoLambda:
+    """Start (once per process) and return the moto Lambda environment; with a pytest
+    ``request`` the server stops at the end of the session (else at interpreter exit)."""
     global _env
     with _lock:
         if _env is not None:
@@ -57,6 +58,8 @@ def moto_lambda_env() -> MotoLambda:
         endpoint, stop = start_moto_server(env={"MOTO_DOCKER_LAMBDA_IMAGE": image,
                                                 "MOTO_DOCKER_NETWORK_MODE": "host"})
         atexit.register(stop)
+        if request is not None:
+            request.config.add_cleanup(stop)
         iam = boto3.client("iam", endpoint_url=endpoint, region_name=REGION)
         role = iam.create_role(RoleName="oubliette-runner", AssumeRolePolicyDocument=json.dumps({
             "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole",
@@ -74,3 +77,4 @@ def moto_lambda_env() -> MotoLambda:
         S3BlobStore(BUCKET, STORE_PREFIX, endpoint_url=endpoint, region=REGION, create_bucket=True)
         _env = MotoLambda(endpoint, image)
         return _env
+

@@ -206,10 +206,10 @@ async def test_artifact_program_by_link_is_staged(fake, s3_stores, tmp_path):
 # -- the real thing: moto runs the handler in Docker ---------------------------------------------
 
 @pytest.fixture(scope="module")
-def moto_lambda():
+def moto_lambda(request):
     """moto running oubliette-lambda:<tag> in Docker (tests/sandboxes/moto_lambda.py)."""
     from tests.sandboxes.moto_lambda import moto_lambda_env
-    return moto_lambda_env().endpoint
+    return moto_lambda_env(request).endpoint
 
 
 @LAMBDA

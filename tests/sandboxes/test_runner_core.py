@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -63,9 +64,11 @@ def test_frames_carry_json_and_file_descriptors(tmp_path):
     f = tmp_path / "x"
     f.write_bytes(b"through an fd")
     fd = os.open(f, os.O_RDONLY)
-    left.send({"op": "run", "big": "y" * 300_000}, [fd])
-    os.close(fd)
+    sender = threading.Thread(target=left.send, args=({"op": "run", "big": "y" * 300_000}, [fd]))
+    sender.start()  # bigger than the socket buffer: the reader must run meanwhile
     obj, fds = right.recv()
+    sender.join()
+    os.close(fd)
     assert obj["op"] == "run" and len(obj["big"]) == 300_000
     assert len(fds) == 1 and os.read(fds[0], 100) == b"through an fd"
     os.close(fds[0])

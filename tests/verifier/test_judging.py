@@ -123,3 +123,9 @@ async def test_client_errors(service):
         await service.verify(req(language="cobol"))
     with pytest.raises(TooLarge):
         await service.verify(req(code="#" * (service.config.max_code_bytes + 1)))
+
+
+async def test_lone_surrogate_code_is_rejected_not_ie(service):
+    # Reaches the core only through the embedded client (HTTP JSON parsing rejects it first).
+    with pytest.raises(InvalidRequest, match="surrogate"):
+        await service.verify(req(code="print(1)\ud800"))

@@ -19,8 +19,10 @@ def cache_key(language: str, code: str, flags: str = "") -> tuple[str, str, str]
 
 
 class CompileCache:
-    def __init__(self, max_entries: int):
+    def __init__(self, max_entries: int, max_bytes: int = 256 << 20):
         self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self._bytes = 0
         self._entries: OrderedDict[tuple[str, str, str], CompileResult] = OrderedDict()
         self.hits = 0
         self.misses = 0
@@ -42,7 +44,20 @@ class CompileCache:
             return
         if result.status == Status.OK and result.artifact is None:
             return  # the backend gave nothing reusable
+        size = _size(result)
+        if size > self.max_bytes // 4:
+            return  # one huge binary must not flush the whole cache
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self._bytes -= _size(old)
         self._entries[key] = result
-        self._entries.move_to_end(key)
-        while len(self._entries) > self.max_entries:
-            self._entries.popitem(last=False)
+        self._bytes += size
+        while len(self._entries) > self.max_entries or self._bytes > self.max_bytes:
+            _, evicted = self._entries.popitem(last=False)
+            self._bytes -= _size(evicted)
+
+
+def _size(result: CompileResult) -> int:
+    """Bytes an entry holds (the artifact travels inline, so it is the cost)."""
+    data = result.artifact.blob.data if result.artifact is not None else None
+    return len(result.log) + (len(data) if data else 0)

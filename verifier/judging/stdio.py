@@ -19,6 +19,9 @@ from verifier.judging.verdicts import fill_points, run_failure_verdict, run_mess
 from verifier.models import CompileInfo, TestVerdict, Verdict
 
 
+_INLINE_CHECK_BYTES = 256 * 1024
+
+
 def run_limits(limits: Limits) -> RunLimits:
     """Manifest limits -> sandbox limits; wall time is a generous multiple of CPU time."""
     return RunLimits(cpu_time_s=limits.time_limit_s,
@@ -99,7 +102,11 @@ class StdioJudge:
                 except Exception as exc:  # noqa: BLE001
                     results.append(CheckOutcome("IE", f"could not read the answer: {exc}"))
                     continue
-                results.append(check_builtin(checker, output, answer))
+                if len(output) + len(answer) > _INLINE_CHECK_BYTES:
+                    # Big outputs: compare off the event loop so other requests keep flowing.
+                    results.append(await asyncio.to_thread(check_builtin, checker, output, answer))
+                else:
+                    results.append(check_builtin(checker, output, answer))
             return results
         return await run_custom_checker(self.executor.backend, checker.binary, [
             CheckJob(t.name, Blob(link=t.input), Blob(data=o),
