@@ -88,6 +88,7 @@ class Controller:
         self._judges: set[asyncio.Task] = set()
         self._judged_since_step = 0
         self._reward_sum = [0.0, 0]
+        self._error: BaseException | None = None
 
     # ---- set-up --------------------------------------------------------------------------
     def _build(self) -> None:
@@ -187,7 +188,13 @@ class Controller:
             for res in results:
                 task = asyncio.create_task(self._judge(res))
                 self._judges.add(task)
-                task.add_done_callback(self._judges.discard)
+                task.add_done_callback(self._judge_done)
+
+    def _judge_done(self, task: asyncio.Task) -> None:
+        """A judge that raised (a bad request, a bug) must stop the run, not stall it."""
+        self._judges.discard(task)
+        if not task.cancelled() and task.exception() is not None and self._error is None:
+            self._error = task.exception()
 
     async def _judge(self, res: GenResult) -> None:
         pid = self.sampler.problem_at(res.key)
@@ -215,6 +222,8 @@ class Controller:
         limit = self.cfg.generation.max_groups_per_step or 50 * self.B
         async with self._cond:
             while True:
+                if self._error is not None:
+                    raise ControllerError("judging a group failed") from self._error
                 fresh = []
                 for g in self.ready:
                     if self.gate.accept(self.version, g.versions):
@@ -233,7 +242,10 @@ class Controller:
                         f"filter stats {self.filter.stats()}; the policy gets every problem all right or all "
                         "wrong (try other problems, more samples, or filtering.dynamic=false)")
                 self._cond.notify_all()
-                await self._cond.wait()
+                try:  # wake up now and then to notice a failed judge task
+                    await asyncio.wait_for(self._cond.wait(), timeout=5.0)
+                except asyncio.TimeoutError:
+                    pass
 
     def _sequences(self, batch: list[Group]) -> list[Sequence]:
         from rl_loop.algorithms import compute_advantages

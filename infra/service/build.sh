@@ -15,6 +15,13 @@ chmod 0777 "$ctx"  # apt-get download runs as _apt
 ( cd "$ctx" && apt-get download -qq bubblewrap libcap2 >/dev/null )
 for deb in "$ctx"/*.deb; do dpkg -x "$deb" "$ctx/debs"; done
 rm -f "$ctx"/*.deb
+# Debian bookworm has merged /usr (/lib -> usr/lib): move package files under usr/ so the
+# COPY does not replace the image's /lib symlink with a directory.
+for top in lib bin sbin lib64; do
+  if [[ -d "$ctx/debs/$top" ]]; then
+    mkdir -p "$ctx/debs/usr/$top" && cp -a "$ctx/debs/$top/." "$ctx/debs/usr/$top/" && rm -rf "$ctx/debs/$top"
+  fi
+done
 # (the docker SDK is left out: inside a container the service runs the local or lambda backend)
 pkgs=(aiohttp uvloop pydantic PyYAML boto3 sympy)
 [[ "${1:-}" == "--with-moto" ]] && pkgs+=(moto flask flask-cors werkzeug)

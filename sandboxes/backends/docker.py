@@ -107,6 +107,9 @@ class DockerBackend(SandboxBackend):
             await pool.start()
         except BaseException as e:
             self._release_leases()
+            if self._client is not None:
+                self._client.close()
+                self._client = None
             if isinstance(e, SandboxError) or not isinstance(e, Exception):
                 raise
             raise SandboxError(f"docker backend could not start: {e}") from e

@@ -27,6 +27,7 @@ import json
 import logging
 import os
 import shutil
+import socket
 import struct
 import tempfile
 import time
@@ -37,7 +38,8 @@ log = logging.getLogger(__name__)
 
 _MAX_FRAME = 1 << 30
 _AGENT_CAPS = ["CHOWN", "DAC_OVERRIDE", "FOWNER", "SETUID", "SETGID", "KILL"]
-POOL_LABEL = "org.oubliette.pool"
+POOL_LABEL = "org.oubliette.pool"  # value: "<owner pid>-<start ms>"
+HOST_LABEL = "org.oubliette.host"  # the owner's hostname: pids mean something only there
 
 
 class AgentError(Exception):
@@ -150,6 +152,7 @@ class ContainerPool:
 
     # -- lifecycle -----------------------------------------------------------------
     async def start(self) -> None:
+        await asyncio.to_thread(self._reap_orphans)
         results = await asyncio.gather(*(self._create(i) for i in range(self.spec.size)),
                                        return_exceptions=True)
         errors = [r for r in results if isinstance(r, BaseException)]
@@ -167,6 +170,18 @@ class ContainerPool:
         await asyncio.gather(*self._pending, return_exceptions=True)
         await asyncio.to_thread(self._remove_labelled)
         shutil.rmtree(self._ipc_root, ignore_errors=True)
+
+    def _reap_orphans(self) -> None:
+        """Remove containers left by pools whose process is gone (a crashed verifier)."""
+        for c in self._client.containers.list(all=True, filters={"label": POOL_LABEL}):
+            owner = c.labels.get(POOL_LABEL, "").split("-", 1)[0]
+            mine = c.labels.get(HOST_LABEL) == socket.gethostname()
+            if mine and owner.isdigit() and not _pid_alive(int(owner)):
+                log.warning("removing %s, left by dead process %s", c.name, owner)
+                try:
+                    c.remove(force=True)
+                except Exception as e:
+                    log.debug("removing %s: %r", c.name, e)
 
     def _remove_labelled(self) -> None:
         for c in self._client.containers.list(all=True, filters={"label": f"{POOL_LABEL}={self.pool_id}"}):
@@ -282,7 +297,7 @@ class ContainerPool:
             kwargs["nano_cpus"] = int(spec.cpus * 1e9)
         return self._client.containers.run(
             spec.image, entrypoint=agent, command=[], name=name, detach=True,
-            labels={POOL_LABEL: self.pool_id}, user="0:0", working_dir="/sandbox",
+            labels={POOL_LABEL: self.pool_id, HOST_LABEL: socket.gethostname()}, user="0:0", working_dir="/sandbox",
             network_mode="none", read_only=True,
             # The scratch root. Not /tmp: Docker copies the image dir's mode onto a tmpfs, and
             # /tmp's 1777 would let a run write outside its box. /tmp stays read-only; the

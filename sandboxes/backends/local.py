@@ -211,6 +211,9 @@ class LocalBackend(SandboxBackend):
     async def start(self) -> None:
         if not os.access(self.bwrap, os.X_OK):
             raise SandboxError(f"bubblewrap not found at {self.bwrap} (apt-get install bubblewrap)")
+        if os.geteuid() != 0:
+            raise SandboxError("the local backend needs root: it switches each run to its own uid "
+                               "and keeps a few capabilities for its agent (use docker or lambda otherwise)")
         self._idle = asyncio.Queue()
         try:
             for i in range(self._capacity):
@@ -257,7 +260,10 @@ class LocalBackend(SandboxBackend):
         return slot
 
     async def _call(self, req: dict, fds: list[int], timeout_s: float) -> tuple[dict, Slot | None]:
-        slot = await self._acquire()
+        try:
+            slot = await self._acquire()
+        except (OSError, ProtocolError, SandboxError) as exc:
+            return {"error": f"no sandbox slot could be started: {exc}", "code": "internal"}, None
         try:
             return await asyncio.to_thread(self._call_on, slot, req, fds, timeout_s), slot
         finally:
@@ -295,7 +301,10 @@ class LocalBackend(SandboxBackend):
 
     async def run_one(self, art: Artifact, data: bytes, spec: RunSpec) -> RunResult:
         timeout = spec.limits.wall_time_s + 30
-        slot = await self._acquire()
+        try:
+            slot = await self._acquire()
+        except (OSError, ProtocolError, SandboxError) as exc:
+            return convert.ie_result(spec.id, f"no sandbox slot could be started: {exc}")
         try:
             return await asyncio.to_thread(self._run_on, slot, art, data, spec, timeout)
         finally:
@@ -325,6 +334,8 @@ class LocalBackend(SandboxBackend):
         return await asyncio.to_thread(self.resolver.data, art.blob)
 
     async def run_batch(self, batch: Batch) -> BatchResult:
+        if self._idle is None:
+            raise SandboxError("local backend is not started (call start() or use 'async with')")
         return await run_batch(batch, compile_fn=self.compile, run_fn=self.run_one,
                                capacity=self._capacity, program_bytes=self._program_bytes,
                                output_store=self.output_store, backend=self.name)

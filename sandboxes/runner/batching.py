@@ -32,7 +32,10 @@ async def run_batch(batch: Batch, *, compile_fn: CompileFn, run_fn: RunFn, capac
                     output_store=None, backend: str = "") -> BatchResult:
     comp: CompileResult | None = None
     if isinstance(batch.program, Source):
-        comp = await compile_fn(batch.program)
+        try:
+            comp = await compile_fn(batch.program)
+        except Exception as exc:  # noqa: BLE001 - as above
+            comp = CompileResult(status=Status.IE, log=f"backend failed: {type(exc).__name__}: {exc}")
         if comp.status != Status.OK or comp.artifact is None:
             status = comp.status if comp.status != Status.OK else Status.IE
             return BatchResult(compile=comp, backend=backend,
@@ -57,7 +60,10 @@ async def run_batch(batch: Batch, *, compile_fn: CompileFn, run_fn: RunFn, capac
                 f = first_failure[0]
                 results[i] = skipped(spec, f.status, f"skipped: run {f.id!r} was {f.status.value}")
                 return
-            res = await run_fn(artifact, data, spec)
+            try:
+                res = await run_fn(artifact, data, spec)
+            except Exception as exc:  # noqa: BLE001 - a backend bug is an IE, never a verdict
+                res = RunResult(id=spec.id, status=Status.IE, message=f"backend failed: {type(exc).__name__}: {exc}")
             if batch.output_to_store and res.stdout is not None and res.status != Status.IE:
                 res = await _store_output(res, output_store)
             results[i] = res

@@ -11,7 +11,7 @@ import hashlib
 
 import pytest
 
-from sandboxes.types import Artifact, Batch, Blob, RunLimits, RunSpec, Source, Status
+from sandboxes.types import Artifact, Batch, Blob, RunSpec, Source, Status
 from tests.sandboxes.backend_fixture import quick_limits
 
 APLUSB = {

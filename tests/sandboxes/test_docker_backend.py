@@ -153,6 +153,29 @@ async def test_close_removes_every_container():
     check.close()
 
 
+async def test_containers_of_a_dead_owner_are_reaped_at_start():
+    import socket
+    import docker
+    from sandboxes.backends.docker_pool import HOST_LABEL
+    from sandboxes.backends import docker_image
+    docker_image.ensure_busybox()
+    client = docker.from_env()
+    dead_pid = 4_194_999  # above any pid_max: no such process
+    orphan = client.containers.run("busybox:latest", ["sleep", "300"], detach=True, labels={
+        POOL_LABEL: f"{dead_pid}-1", HOST_LABEL: socket.gethostname()})
+    try:
+        backend = DockerBackend(pool_size=1, selftest=False)
+        await backend.start()
+        await backend.close()
+        assert orphan.id not in {c.id for c in client.containers.list(all=True)}
+    finally:
+        try:
+            orphan.remove(force=True)
+        except docker.errors.NotFound:
+            pass
+        client.close()
+
+
 async def test_selftest_runs_every_language_at_start():
     backend = DockerBackend(pool_size=1)
     await backend.start()  # raises SandboxError if any language's A+B fails in the image

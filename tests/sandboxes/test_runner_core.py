@@ -8,7 +8,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -136,19 +135,11 @@ def test_agent_protocol_over_stdio(stdio_agent):
 
 
 @pytest.mark.parametrize("spawn", ["shim", "fork"])
-def test_library_execute_batch_both_spawn_paths(tmp_path, spawn, monkeypatch):
-    from sandboxes.runner import core
-
-    real = core.RunnerConfig
-
-    def with_spawn(**kw):
-        return real(**kw, spawn=spawn)
-
-    monkeypatch.setattr("sandboxes.runner.library.RunnerConfig", with_spawn)
+def test_library_execute_batch_both_spawn_paths(tmp_path, spawn):
     batch = Batch(program=Source(language="python", code="import sys\nprint(sys.stdin.read().upper(), end='')\n"),
                   runs=[RunSpec(id="a", stdin=Blob(data=b"abc")),
                         RunSpec(id="b", stdin=Blob(data=b"x"), limits=RunLimits(output_bytes=0))])
-    res = execute_batch(batch, None, str(tmp_path / "work"))
+    res = execute_batch(batch, None, str(tmp_path / "work"), spawn=spawn)
     assert res.compile.status == Status.OK
     assert (res.runs[0].status, res.runs[0].stdout) == (Status.OK, b"ABC")
     assert res.runs[1].status == Status.OLE

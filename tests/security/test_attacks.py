@@ -158,10 +158,15 @@ print(json.dumps({{'opened': opened, 'found': found}}))
 """
     out = _json_out(backend.run_code("python", code, limits=quick_limits(wall_time_s=10, cpu_time_s=5)))
     assert out == {"opened": False, "found": []}
-    # The same blob given to a run as its stdin by link is of course readable there.
-    r = backend.run(Batch(program=Source(language="python", code="import sys\nsys.stdout.write(sys.stdin.read())\n"),
-                          runs=[RunSpec(id="a", stdin=Blob(link=link))]))
-    assert r.runs[0].stdout == secret
+    # The same blob given to a run as its stdin by link is of course readable there, but
+    # the run can neither write it through its fd nor reopen it for writing.
+    tamper = ("import os, sys\ndata = sys.stdin.buffer.read()\nres = []\n"
+              "try:\n    os.write(0, b'tampered'); res.append('write fd0')\nexcept OSError:\n    pass\n"
+              "try:\n    open('/proc/self/fd/0', 'r+b').write(b'tampered'); res.append('reopen')\nexcept OSError:\n    pass\n"
+              "sys.stdout.buffer.write(data + repr(res).encode())\n")
+    r = backend.run(Batch(program=Source(language="python", code=tamper), runs=[RunSpec(id="a", stdin=Blob(link=link))]))
+    assert r.runs[0].stdout == secret + b"[]"
+    assert backend.store.get(link) == secret
     assert_healthy(backend)
 
 

@@ -3,8 +3,11 @@
 Run: python samples/stdio/topo-order/gen.py [--out DIR]  (or python -m samples.build --only topo-order)
 """
 
-from samples.genlib import ints_line, main  # noqa: F401
+import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # repo root: runs directly or via samples.build
+from samples.genlib import ints_line, main  # noqa: E402,F401
 
 from collections import deque
 

@@ -1,0 +1,69 @@
+"""Same RL workload with max_staleness=0 (synchronous on-policy) and max_staleness=1 (async).
+
+    python bench/rl_async_vs_sync.py --store .data/store [--steps 4] [--config rl_loop/configs/tiny_cpu.yaml]
+
+Runs `rl-loop train` twice (fresh run dirs, no resume), reads metrics.jsonl, and prints
+the mean step time (first step excluded: it includes the first generation from cold),
+the time the trainer waited for data, and the sync/async ratio. Generation and training
+overlap only in the async run, so the ratio is what overlap buys on this machine.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run(config: str, store: str, staleness: int, steps: int, model: str | None, extra: list[str]) -> dict:
+    sys.path.insert(0, str(REPO))
+    from rl_loop.metrics import read_metrics
+
+    d = Path(tempfile.mkdtemp(prefix=f"rl_bench_s{staleness}_"))
+    cmd = [sys.executable, "-m", "rl_loop.cli", "train", "--config", config, f"data.store_uri={store}",
+           f"logging.run_dir={d}", f"checkpoint.dir={d}/ckpt", f"staleness.max_staleness={staleness}",
+           f"trainer.total_steps={steps}", "checkpoint.every_steps=1000", *extra]
+    if model:
+        cmd.append(f"model.path={model}")
+    env = dict(os.environ, PYTHONPATH=str(REPO), RL_LOOP_NO_TQDM="1")
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if p.returncode:
+        raise SystemExit(p.stderr[-3000:])
+    rows = read_metrics(d)[1:] or read_metrics(d)
+    return {
+        "max_staleness": staleness, "wall_s": wall, "steps": len(rows) + 1,
+        "step_s": statistics.mean(r["time/step_s"] for r in rows),
+        "wait_for_data_s": statistics.mean(r["time/wait_for_data_s"] for r in rows),
+        "train_s": statistics.mean(r["time/train_s"] for r in rows),
+        "sync_s": statistics.mean(r["time/weight_sync_s"] for r in rows),
+        "staleness_mean": rows[-1]["staleness/mean"], "run_dir": str(d),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--store", required=True)
+    ap.add_argument("--config", default=str(REPO / "rl_loop/configs/tiny_cpu.yaml"))
+    ap.add_argument("--model", default=None)
+    ap.add_argument("--steps", type=int, default=4)
+    ap.add_argument("overrides", nargs="*")
+    a = ap.parse_args()
+    sync = run(a.config, a.store, 0, a.steps, a.model, a.overrides)
+    asyn = run(a.config, a.store, 1, a.steps, a.model, a.overrides)
+    for r in (sync, asyn):
+        print(json.dumps(r))
+    print(f"mean step time: sync {sync['step_s']:.2f} s, async {asyn['step_s']:.2f} s, "
+          f"ratio sync/async {sync['step_s'] / asyn['step_s']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
