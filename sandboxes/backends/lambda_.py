@@ -15,6 +15,7 @@ Splitting: a batch's runs are packed into chunks (at most ``runs_per_invoke`` ru
 their wall limits must fit in the function's timeout) invoked concurrently. When there is
 more than one chunk and the program is source code, one compile-only invoke comes first
 and stores the artifact, so the program is compiled once per batch, not once per chunk.
+With ``stop_on_failure`` the first chunk is invoked alone and the others only if it passed.
 
 Failures are never verdicts: a function error, a timeout, a 413 (request too large), a
 payload that is not the reply we expect, or throttling that outlasts the retry budget
@@ -178,11 +179,14 @@ class LambdaBackend(SandboxBackend):
                 first_failure.append(bad)
             return runs
 
+        # With stop_on_failure the first chunk goes alone: most failing submissions fail an
+        # early test, and then no other chunk is ever invoked. The rest go concurrently.
+        lead = [await one(chunks[0])] if batch.stop_on_failure and len(chunks) > 1 else []
         tasks = []
-        for chunk in chunks:
+        for chunk in chunks[len(lead):]:
             tasks.append(asyncio.create_task(one(chunk)))
             await asyncio.sleep(0)  # start in order, so "first failure" follows batch order
-        for runs in await asyncio.gather(*tasks):
+        for runs in lead + list(await asyncio.gather(*tasks)):
             out["runs"].extend(runs)
         return out
 

@@ -52,8 +52,43 @@ def serve_runtime_api(api: str) -> None:
         urllib.request.urlopen(req).close()
 
 
+def _children() -> list[int]:
+    me, found = os.getpid(), []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as f:
+                    if int(f.read().rsplit(b")", 1)[1].split()[1]) == me:
+                        found.append(int(name))
+            except (OSError, IndexError, ValueError):
+                pass
+    return found
+
+
+def _kill_orphans(rounds: int = 50) -> None:
+    """Runs live in their own sessions: once the handler is killed they are re-parented to
+    us (a subreaper), and are killed here, group and all, until none is left."""
+    for _ in range(rounds):
+        kids = _children()
+        if not kids:
+            return
+        for kid in kids:
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(kid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        for kid in kids:
+            try:
+                os.waitpid(kid, 0)
+            except ChildProcessError:
+                pass
+
+
 def run_once(event_text: str, timeout_s: float) -> tuple[dict, int]:
     """Run one event in a child process, killed at ``timeout_s``; return (reply, exit status)."""
+    from sandboxes.runner.process import set_child_subreaper
+    set_child_subreaper()
     rfd, wfd = os.pipe()
     pid = os.fork()
     if pid == 0:  # child: own process group, so the kill reaches the runs it started
@@ -94,6 +129,7 @@ def run_once(event_text: str, timeout_s: float) -> tuple[dict, int]:
         except ProcessLookupError:
             pass
         os.waitpid(pid, 0)
+        _kill_orphans()
         return _error("Sandbox.Timedout", f"Task timed out after {timeout_s:.2f} seconds"), 1
     _, status = os.waitpid(pid, 0)
     code = os.waitstatus_to_exitcode(status)

@@ -129,6 +129,47 @@ async def test_stop_on_failure_across_chunks(fake):
     assert len(fake.requests) == 2
 
 
+# -- the image's entrypoint, on this host -----------------------------------------------------
+
+def _entry(event: dict, timeout_s: float) -> tuple[int, dict]:
+    import os
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+    work = tempfile.mkdtemp(prefix="entry-test-")
+    os.chmod(work, 0o755)  # runs drop to another uid here (we are root) and must reach their box
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+           "AWS_LAMBDA_FUNCTION_TIMEOUT": str(timeout_s), "OUBLIETTE_WORKDIR": work}
+    try:
+        p = subprocess.run([sys.executable, "-m", "sandboxes.lambda_handler.entry", "handler", json.dumps(event)],
+                           capture_output=True, env=env, timeout=120)
+    finally:
+        import shutil
+        shutil.rmtree(work, ignore_errors=True)
+    return p.returncode, json.loads(p.stdout.splitlines()[-1])
+
+
+def test_entry_prints_the_reply_as_the_last_line():
+    code, reply = _entry({"v": 1, "batch": aplusb(2).model_dump(mode="json")}, timeout_s=60)
+    assert code == 0 and [r["stdout"] for r in reply["result"]["runs"]] == ["MAo=", "Mgo="]  # b"0\n", b"2\n"
+
+
+def test_entry_kills_the_handler_and_its_runs_at_the_function_timeout():
+    marker = "entry-timeout-" + hashlib.sha256(str(id(object())).encode()).hexdigest()[:12]
+    batch = Batch(program=Source(language="python", code=f"import time\n{marker!r}\ntime.sleep(60)\n"),
+                  runs=[RunSpec(id="slow", args=[marker], limits=RunLimits(cpu_time_s=1, wall_time_s=50))])
+    code, reply = _entry({"v": 1, "batch": batch.model_dump(mode="json")}, timeout_s=2)
+    assert code == 1 and reply["errorType"] == "Sandbox.Timedout", reply
+    from tests.security.helpers import host_pids_with_cmdline
+    assert host_pids_with_cmdline(marker.encode()) == [], "the run outlived the timed-out handler"
+
+
+def test_malformed_event_is_answered_not_crashed_on():
+    code, reply = _entry({"v": 1, "batch": {"program": 42}}, timeout_s=30)
+    assert code == 0 and reply["error"].startswith("bad event:")
+
+
 # -- with a real S3 store (moto server over HTTP) -------------------------------------------
 
 @pytest.fixture
