@@ -151,6 +151,7 @@ class TrainerRank:
                 if s.get("weight", 1.0) > 0:
                     res[s["_i"]] = lp[j, : len(s["completion_ids"])].cpu().tolist()
         self.model.train()
+        self._reshard()
         gathered = [None] * self.world
         dist.all_gather_object(gathered, res)
         merged: dict[int, list[float]] = {}
@@ -228,9 +229,17 @@ class TrainerRank:
         stats["train_tokens"] = n_tokens
         return {"stats": stats, "version": self.version}
 
+    def _reshard(self) -> None:
+        """FSDP2 keeps the root's parameters unsharded after a forward without backward (a
+        no-grad log-prob pass); state-dict load/save expect sharded DTensors again."""
+        for m in self.model.modules():
+            if hasattr(m, "reshard"):
+                m.reshard()
+
     def _full_state(self) -> dict:
         from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
 
+        self._reshard()
         opts = StateDictOptions(full_state_dict=True, cpu_offload=True)
         return get_model_state_dict(self.model, options=opts)
 
@@ -275,6 +284,7 @@ class TrainerRank:
         )
 
         d = Path(m["dir"])
+        self._reshard()
         sd = load_file(str(d / "model.safetensors"))
         if "lm_head.weight" not in sd and getattr(self.model.config, "tie_word_embeddings", False):
             sd["lm_head.weight"] = sd["model.embed_tokens.weight"]

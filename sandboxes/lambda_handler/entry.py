@@ -139,6 +139,22 @@ def run_once(event_text: str, timeout_s: float) -> tuple[dict, int]:
         return _error("Runtime.ExitError", f"handler process exited with status {code} and no reply"), 1
 
 
+def scrub_cmdline() -> None:
+    """Zero our argv area: moto passes the event on the command line, and /proc/<pid>/cmdline
+    is world-readable even for a non-dumpable process, so a run could read the whole event
+    (every run's code and small inputs). Python has already copied argv."""
+    import ctypes
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        # Fields 48/49 of stat (arg_start, arg_end); fields[0] here is field 3 (state).
+        start, end = int(fields[45]), int(fields[46])
+        if 0 < start < end:
+            ctypes.memset(start, 0, end - start)
+    except (OSError, IndexError, ValueError):
+        pass
+
+
 def main(argv: list[str]) -> int:
     from sandboxes.lambda_handler.handler import protect_self
     protect_self()  # inherited by the handler child: runs of our uid cannot read our environ
@@ -150,7 +166,9 @@ def main(argv: list[str]) -> int:
         print(json.dumps(_error("Runtime.InvalidEntrypoint", "usage: entry HANDLER EVENT_JSON")))
         return 2
     timeout_s = float(os.environ.get("AWS_LAMBDA_FUNCTION_TIMEOUT") or 60)
-    reply, status = run_once(argv[1], timeout_s)
+    event_text = argv[1]
+    scrub_cmdline()
+    reply, status = run_once(event_text, timeout_s)
     sys.stdout.flush()
     sys.stdout.write("\n" + json.dumps(reply, separators=(",", ":")) + "\n")
     sys.stdout.flush()

@@ -53,6 +53,9 @@ class RunnerConfig:
     wipe_dirs: list[str] = field(default_factory=list)  # e.g. /dev/shm, emptied after each run
     reap_orphans: bool = False  # agent mode: we are a subreaper and own every child
     path_env: str = "/usr/local/bin:/usr/bin:/bin"
+    # Without a run uid (Lambda) runs can write wherever the runner can: entries that
+    # appear in these dirs during a run are removed after it (entries present at start stay).
+    wipe_new_in: list[str] = field(default_factory=list)
     # How runs are started: "shim" (posix_spawn of spawn_shim.c, ~1 ms), "fork" (os.fork,
     # ~10 ms on these VMs), "auto" (shim when a C compiler can build it, else fork).
     spawn: str = "auto"
@@ -84,6 +87,7 @@ class Runner:
         os.makedirs(cfg.scratch_root, exist_ok=True)
         if cfg.spawn not in ("auto", "shim", "fork"):
             raise ValueError(f"spawn must be auto, shim or fork, not {cfg.spawn!r}")
+        self._preexisting = {d: self._entries(d) for d in cfg.wipe_new_in}
         self.shim = None
         if cfg.spawn != "fork":
             # Private (0700) dir of ours beside the boxes; runs of another uid cannot touch it.
@@ -291,6 +295,13 @@ class Runner:
         finally:
             os.close(fd)
 
+    @staticmethod
+    def _entries(d: str) -> set[str]:
+        try:
+            return set(os.listdir(d))
+        except OSError:
+            return set()
+
     # -- after every compile/run: nothing of it may survive --------------------------------
     def _cleanup(self, box: str) -> None:
         if self.cfg.uid is not None:
@@ -300,6 +311,11 @@ class Runner:
         shutil.rmtree(box, ignore_errors=True)  # never follows symlinks
         for d in self.cfg.wipe_dirs:
             empty_dir(d)
+        for d, keep in self._preexisting.items():
+            for name in self._entries(d) - keep:
+                path = os.path.join(d, name)
+                if os.path.realpath(path) != os.path.realpath(self.cfg.scratch_root):
+                    _remove(path)
         if self.cfg.uid is not None:
             # Anything the run uid managed to create elsewhere under the scratch root.
             for entry in os.scandir(self.cfg.scratch_root):

@@ -15,20 +15,31 @@ import os
 from sandboxes.runner import convert
 from sandboxes.runner.batching import run_batch
 from sandboxes.runner.core import ArtifactMissing, RequestError, Runner, RunnerConfig
+from sandboxes.runner.process import set_not_dumpable
 from sandboxes.types import Artifact, Batch, BatchResult, RunSpec, Source
 
 
 def execute_batch(batch: Batch, resolver, workdir: str, *, run_uid: int | None = None,
-                  output_store=None, backend: str = "library", spawn: str = "auto") -> BatchResult:
+                  output_store=None, backend: str = "library", spawn: str = "auto",
+                  wipe_new_in: list[str] | None = None, protect_caller: bool = True) -> BatchResult:
     """Compile and run ``batch`` here; ``resolver.get(link)`` supplies linked blobs.
 
     ``spawn``: "auto" builds the C spawn shim once per process (a few hundred ms on a cold
     start, then ~1 ms a run and exact peak memory); "fork" needs no compiler.
+    ``wipe_new_in``: dirs (e.g. ["/tmp"] in a Lambda) whose new entries are removed after
+    every run, so no state passes between runs that share our uid. Opt-in: on a shared
+    host it would delete other processes' new files too.
+    ``protect_caller``: without a run uid, runs share our uid and could read our
+    /proc/<pid>/environ (cloud credentials) and memory; PR_SET_DUMPABLE=0 makes those
+    files root-only for this process.
     """
     if isinstance(batch, dict):
         batch = Batch.model_validate(batch)
     os.makedirs(workdir, exist_ok=True)
-    runner = Runner(RunnerConfig(scratch_root=workdir, uid=run_uid, gid=run_uid, spawn=spawn))
+    if run_uid is None and protect_caller:
+        set_not_dumpable()
+    runner = Runner(RunnerConfig(scratch_root=workdir, uid=run_uid, gid=run_uid, spawn=spawn,
+                                 wipe_new_in=list(wipe_new_in or [])))
     blobs = convert.BlobResolver(resolver)
 
     def call(fn, *args):

@@ -24,6 +24,7 @@ _libc = ctypes.CDLL(None, use_errno=True)
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_DUMPABLE = 4
 F_SETPIPE_SZ = 1031
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 _CHUNK = 1 << 16
@@ -33,6 +34,11 @@ _CPU_POLL_S = 0.05
 def set_child_subreaper() -> None:
     """Orphaned grandchildren (double-forked daemons) get re-parented to us, not to init."""
     _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def set_not_dumpable() -> None:
+    """Make this process's /proc files (environ, mem, fd) root-only, even for our own uid."""
+    _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
 
 
 @dataclass

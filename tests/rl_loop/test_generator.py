@@ -33,40 +33,42 @@ def test_generate_then_sync_from_trainer(tmp_path):
     trainer = Trainer(TrainerSettings(model_path=str(TINY), world_size=2, lr=1e-2, micro_batch_size_seqs=2,
                                       spec=resolve_algorithm("grpo", 12).to_dict(),
                                       log_path=str(tmp_path / "trainer.log")))
-    loop = asyncio.new_event_loop()
+    asyncio.run(_body(gen, trainer, tmp_path, Sequence, GenRequest, FileWeightSync))
+
+
+async def _body(gen, trainer, tmp_path, Sequence, GenRequest, FileWeightSync):
     try:
-        loop.run_until_complete(asyncio.gather(asyncio.to_thread(gen.start), asyncio.to_thread(trainer.start)))
+        await asyncio.gather(asyncio.to_thread(gen.start), asyncio.to_thread(trainer.start))
         prompt = [1, 504, 3060, 314, 253, 1345]
-        res = loop.run_until_complete(gen.generate([GenRequest(7, prompt, n=3, seed=11)]))[0]
+        res = (await gen.generate([GenRequest(7, prompt, n=3, seed=11)]))[0]
         assert res.key == 7 and len(res.completions) == 3
         for c in res.completions:
             assert 0 < len(c.token_ids) <= 12
             assert len(c.logprobs) == len(c.token_ids) and all(lp <= 0 for lp in c.logprobs)
             assert c.versions == [0] * len(c.token_ids)
         # same seed, same samples
-        again = loop.run_until_complete(gen.generate([GenRequest(7, prompt, n=3, seed=11)]))[0]
+        again = (await gen.generate([GenRequest(7, prompt, n=3, seed=11)]))[0]
         assert [c.token_ids for c in again.completions] == [c.token_ids for c in res.completions]
 
         comp = res.completions[0]
         seq = Sequence(prompt, comp.token_ids, comp.logprobs, comp.versions, advantage=1.0)
         engine_before = gen.score_sync(prompt, comp.token_ids)
-        trainer_before = loop.run_until_complete(trainer.logprobs([seq]))[0]
+        trainer_before = (await trainer.logprobs([seq]))[0]
         # before any update both sides hold the same weights: small numerical gap only
         assert max(abs(a - b) for a, b in zip(engine_before, trainer_before)) < 1e-3
 
-        loop.run_until_complete(trainer.train([seq, seq], 0, False))
+        await trainer.train([seq, seq], 0, False)
         checksum = gen.weight_checksum()
         sync = FileWeightSync(trainer, [gen], sync_dir=tmp_path)
-        rec = loop.run_until_complete(sync.push(1))
+        rec = await sync.push(1)
         assert rec.total_s > 0 and rec.bytes > 0 and gen.version == 1
         assert gen.weight_checksum() != checksum
         engine_after = gen.score_sync(prompt, comp.token_ids)
-        trainer_after = loop.run_until_complete(trainer.logprobs([seq]))[0]
+        trainer_after = (await trainer.logprobs([seq]))[0]
         assert sum(engine_after) > sum(engine_before)  # trained towards this completion
         assert max(abs(a - b) for a, b in zip(engine_after, trainer_after)) < 1e-3
-        new = loop.run_until_complete(gen.generate([GenRequest(8, prompt, n=1, seed=1)]))[0]
+        new = (await gen.generate([GenRequest(8, prompt, n=1, seed=1)]))[0]
         assert new.completions[0].versions == [1] * len(new.completions[0].token_ids)
     finally:
         trainer.stop()
         gen.stop()
-        loop.close()

@@ -8,6 +8,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -156,3 +157,44 @@ def test_library_resolves_links(tmp_path):
                   runs=[RunSpec(id="a", stdin=Blob(link=link))])
     res = execute_batch(batch, store, str(tmp_path / "work"))
     assert res.runs[0].stdout == b"11\n"
+
+
+@pytest.fixture
+def open_tmp():
+    """A temp dir that uid 65534 can reach (pytest's tmp_path lives under a 0700 dir)."""
+    import shutil
+    import tempfile
+
+    d = Path(tempfile.mkdtemp(prefix="sbx-nobody-"))
+    os.chmod(d, 0o777)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def test_library_without_uid_wipes_new_entries_and_hides_the_caller(open_tmp):
+    """As in a Lambda: the caller is not root and runs share its uid."""
+    tmp_path = open_tmp
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o777)
+    (shared / "old").write_text("kept")
+    os.chmod(shared, 0o777)
+    code = (f"import os\nopen({str(shared / 'left')!r}, 'w').write('x')\n"
+            f"print(sorted(os.listdir({str(shared)!r})))\n"
+            "try:\n    open(f'/proc/{os.getppid()}/environ', 'rb').read(); print('read')\n"
+            "except OSError:\n    print('denied')\n")
+    site = next(p for p in sys.path if p.endswith("site-packages"))
+    caller = f"""
+import os, sys
+os.setgroups([]); os.setgid(65534); os.setuid(65534)
+sys.path[:0] = [{str(REPO)!r}, {site!r}]
+from sandboxes.runner import execute_batch
+from sandboxes.types import Batch, RunSpec, Source
+res = execute_batch(Batch(program=Source(language="python", code={code!r}), runs=[RunSpec(id="a"), RunSpec(id="b")]),
+                    None, {str(tmp_path / "work")!r}, wipe_new_in=[{str(shared)!r}], spawn="fork")
+sys.stdout.write(repr([r.stdout for r in res.runs]))
+"""
+    # The system interpreter (the venv's lives under /root, out of reach of uid 65534).
+    out = subprocess.run(["/usr/bin/python3", "-S", "-c", caller], capture_output=True, cwd="/")
+    assert out.returncode == 0, out.stderr.decode()
+    assert out.stdout.decode() == repr([b"['left', 'old']\ndenied\n"] * 2)
+    assert sorted(os.listdir(shared)) == ["old"]
