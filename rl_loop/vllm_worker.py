@@ -35,7 +35,32 @@ class WeightLoaderExtension:
             # linear weights, leaving the original parameter empty) are re-run, so a
             # plain model.load_weights would fail with "load ... into torch.Size([0])".
             self.reload_weights(weights_iterator=tensors(), is_checkpoint_format=True)
+        self._rl_retie_head()
         return {"tensors": len(names), "seconds": time.perf_counter() - t0}
+
+    def _rl_retie_head(self) -> None:
+        """Re-tie the output head to the new embedding.
+
+        With tie_word_embeddings the file has no lm_head.weight; the layer-wise reload then
+        puts the head's *old* tensor back ("ParallelLMHead: Failed to load weights") and the
+        engine would score with a stale head (seen: 0.8 nats off the trainer after a sync).
+        Copy the embedding in and re-run the head's post-load processing (on CPU that
+        re-packs the GEMM weight the head's matmul actually reads).
+        """
+        import torch
+
+        model = self.model_runner.model
+        cfg = getattr(model, "config", None)
+        if not getattr(cfg, "tie_word_embeddings", False) or not hasattr(model, "lm_head"):
+            return
+        emb = model.model.embed_tokens.weight
+        head = model.lm_head
+        with torch.no_grad():
+            if head.weight.data_ptr() != emb.data_ptr():
+                head.weight.data[: emb.shape[0]].copy_(emb.data)
+        method = getattr(head, "quant_method", None)
+        if method is not None and hasattr(method, "process_weights_after_loading"):
+            method.process_weights_after_loading(head)
 
     def rl_weight_checksum(self) -> float:
         """Sum of all parameters: lets tests see that a reload really changed the engine."""

@@ -37,6 +37,10 @@ def test_train_three_steps(tmp_path):
         assert r["time/weight_sync_s"] > 0
         assert 0.0 <= r["reward/mean"] <= 1.0
         assert r["loss/num_sequences"] >= 4  # B=2 groups of up to 4 samples
+        # trainer vs generator on tokens sampled with the trainer's current weights: after
+        # every sync the engine must compute what the trainer computes (RLAX 5.1)
+        if "loss/recompute_gap_mean" in r:
+            assert r["loss/recompute_gap_mean"] < 0.01, r
     # dynamic filtering keeps only groups with mixed rewards
     assert all(0 < r["reward/mean"] < 1 for r in rows)
 
