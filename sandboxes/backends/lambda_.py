@@ -73,6 +73,15 @@ class LambdaBackendConfig(BaseModel):
 
 class LambdaBackend(SandboxBackend):
     name = "lambda"
+    # Claims of the sandbox threat model this backend cannot make by itself: Lambda gives no
+    # namespaces, so they are properties of the deployment (the security suite can skip
+    # them for this backend, citing the reason).
+    not_covered = {
+        "network": "runs keep the function's network: deploy in VPC subnets without a NAT route "
+                   "(infra/lambda/template.yaml SubnetIds); moto's emulation uses the host network",
+        "scratch_size": "the scratch space is the function's /tmp, capped by EphemeralStorage on AWS; "
+                        "moto's emulation has no cap",
+    }
 
     def __init__(self, config: LambdaBackendConfig | None = None, *, resolver=None,
                  output_store=None, stage_store=None, client=None, **options):

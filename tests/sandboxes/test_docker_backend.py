@@ -110,14 +110,23 @@ async def test_junk_left_in_scratch_destroys_the_container(be):
     await wait_for(lambda: be.pool.idle_count == 2)
 
 
-async def test_leftover_process_destroys_the_container(be):
-    slot = be.pool._idle._queue[0]
-    subprocess.run(["docker", "exec", "-d", slot.container_id, "/bin/sleep", "300"], check=True)
-    await be.run_batch(Batch(program=Source(language="python", code="print(1)\n"),
-                             runs=[RunSpec(id=str(i)) for i in range(2)]))
-    await wait_for(lambda: be.pool.replaced >= 1)
-    assert "processes other than the agent" in be.pool.last_destroy_reason
-    assert slot.name not in {c.name for c in containers(be)}
+async def test_leftover_process_destroys_the_container():
+    backend = DockerBackend(pool_size=1, selftest=False)
+    await backend.start()
+    try:
+        pool = backend.pool
+        slot = pool._idle._queue[0]
+        subprocess.run(["docker", "exec", "-d", slot.container_id, "/bin/sleep", "300"], check=True)
+        await wait_for(lambda: len(pool._container_pids(slot) or ()) > 1)  # it really runs in there
+        res = await backend.run_batch(Batch(program=Source(language="python", code="print(1)\n"),
+                                            runs=[RunSpec(id="a")]))
+        assert res.runs[0].status == Status.OK
+        await wait_for(lambda: pool.replaced >= 1)
+        assert "processes other than the agent" in pool.last_destroy_reason
+        assert slot.name not in {c.name for c in containers(backend)}
+        await wait_for(lambda: pool.idle_count == 1)
+    finally:
+        await backend.close()
 
 
 async def test_hung_agent_is_ie_and_replaced():
