@@ -24,6 +24,7 @@ uninterrupted run (RLAX principles #2 and #3).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import os
@@ -121,7 +122,9 @@ class Controller:
             seed=t.seed, ref_path=c.model.reference_path, spec=self.spec.to_dict(),
             log_path=str(self.run_dir / "trainer.log"), start_timeout_s=t.start_timeout_s,
         ))
-        self.sync = FileWeightSync(self.trainer, self.generators)
+        # One sync file per run dir: a run restarted after SIGKILL reuses (overwrites) it.
+        tag = hashlib.sha1(str(self.run_dir.resolve()).encode()).hexdigest()[:12]
+        self.sync = FileWeightSync(self.trainer, self.generators, run_tag=tag)
         self.ckpt = CheckpointManager(c.checkpoint.dir, c.checkpoint.keep)
         self.prompt_log = self.run_dir / "prompts.jsonl"
         self.step_log = self.run_dir / "steps.jsonl"
