@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import itertools
+import fcntl
 import os
 import shutil
 import signal
@@ -232,10 +233,15 @@ class Runner:
             # A memfd, not a pipe: no writer thread, and a multi-MB input cannot deadlock
             # against the output we are reading.
             data = _unb64(src["data_b64"], "stdin")
-            fd = os.memfd_create("stdin", os.MFD_CLOEXEC)
+            # Sealed against writes and resizing, so the run cannot change its input through
+            # /proc/self/fd/0 (reopened read-write) either.
+            fd = os.memfd_create("stdin", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
+            fcntl.fcntl(fd, fcntl.F_ADD_SEALS,
+                        fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL)
+            os.fchmod(fd, 0o444)  # a memfd is 0777 by default: no reopening it read-write
             os.lseek(fd, 0, os.SEEK_SET)
             return fd
         fd = self._source_fd(src, fds, "stdin")

@@ -20,7 +20,7 @@ import pytest
 
 from sandboxes.types import Batch, Blob, RunSpec, Source, Status
 from tests.sandboxes.backend_fixture import HOST_SECRET, quick_limits
-from tests.security.helpers import (assert_healthy, assert_no_run_processes_left,
+from tests.security.helpers import (assert_healthy, skip_if_not_covered, assert_no_run_processes_left,
                                     host_pids_with_cmdline)
 
 
@@ -94,6 +94,7 @@ def test_infinite_output_is_ole_at_the_cap(backend):
 
 
 def test_filling_the_disk_is_stopped(backend):
+    skip_if_not_covered(backend, "scratch_size")
     # Many files, each under the file-size cap: only the scratch filesystem's size stops it.
     code = ("import os, errno\ntotal = 0\nerr = ''\ntry:\n    for i in range(4096):\n"
             "        with open(f'f{i}', 'wb') as f:\n            f.write(b'z' * (1 << 20))\n        total += 1 << 20\n"
@@ -200,6 +201,7 @@ print(json.dumps(ok))
 # -- network ------------------------------------------------------------------------------------
 
 def test_only_loopback_and_no_route_to_a_host_server(backend):
+    skip_if_not_covered(backend, "network")
     srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     srv.bind(("127.0.0.1", 0))
     srv.listen(8)
