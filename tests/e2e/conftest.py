@@ -1,7 +1,8 @@
 """E2E fixtures: sample problems built and uploaded once per session; real server processes.
 
-Fast runs build only a few small problems; ``-m slow`` tests get the whole set. Backends:
-``local`` always; ``docker`` too when SANDBOX_BACKENDS names it and the backend exists.
+Fast runs build only a few small problems; ``-m full`` tests get the whole set. Backends:
+those SANDBOX_BACKENDS names among local and docker (default both; lambda is covered by the
+sandbox suites, at about a second an invoke under moto).
 """
 
 from __future__ import annotations
@@ -19,15 +20,8 @@ FAST_STDIO = ["sum-two", "is-even", "fizzbuzz", "two-sum-any"]  # two-sum-any: c
 
 
 def backends() -> list[str]:
-    wanted = [b.strip() for b in os.environ.get("SANDBOX_BACKENDS", "local").split(",") if b.strip()]
-    out = ["local"]
-    if "docker" in wanted:
-        try:
-            import sandboxes.backends.docker  # noqa: F401
-            out.append("docker")
-        except ImportError:
-            pass
-    return out
+    wanted = [b.strip() for b in os.environ.get("SANDBOX_BACKENDS", "local,docker").split(",") if b.strip()]
+    return [b for b in ("local", "docker") if b in wanted] or ["local"]
 
 
 def _run(cmd: list[str]) -> None:
@@ -72,4 +66,14 @@ def full_store(tmp_path_factory) -> str:
 @pytest.fixture(scope="session")
 def fast_server(fast_store):
     with ServerProcess(fast_store, "local") as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module", params=backends())
+def golden_server(request, fast_store):
+    """The fast golden subset runs on every backend named (local, docker)."""
+    if request.param == "local":
+        yield request.getfixturevalue("fast_server")
+        return
+    with ServerProcess(fast_store, request.param) as srv:
         yield srv

@@ -2,7 +2,7 @@
 the HTTP API of a real ``verifier serve`` process. The overall verdict must match the tag.
 
 Fast: a few small stdio problems plus every function problem, on the local backend.
-Slow (-m slow): every problem in samples/, on every backend in SANDBOX_BACKENDS.
+Full (-m full, not in CI: ~20 min on 2 cores): every problem in samples/, on every backend in SANDBOX_BACKENDS.
 """
 
 from __future__ import annotations
@@ -53,8 +53,8 @@ def _compare(got: dict[str, str], expected: dict[str, str]) -> None:
 
 
 @pytest.mark.parametrize("problem", cases(fast=True))
-async def test_golden_fast(fast_server, problem):
-    _compare(await judge_problem(fast_server.url, problem), problem.expected)
+async def test_golden_fast(golden_server, problem):
+    _compare(await judge_problem(golden_server.url, problem), problem.expected)
 
 
 @pytest.fixture(scope="module", params=backends())
@@ -63,7 +63,7 @@ def full_server(request, full_store):
         yield srv
 
 
-@pytest.mark.slow
+@pytest.mark.full
 @pytest.mark.parametrize("problem", cases(fast=False))
 async def test_golden_full(full_server, problem):
     _compare(await judge_problem(full_server.url, problem), problem.expected)

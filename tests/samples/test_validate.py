@@ -47,7 +47,7 @@ def test_validate_reports_missing_tests(tmp_path):
     assert rep.errors == ["no tests (run python -m samples.build)"]
 
 
-@pytest.mark.slow
+@pytest.mark.full
 def test_full_build_and_validation():
     summary = build.build(jobs=2)
     assert not summary["failures"], summary["failures"]
