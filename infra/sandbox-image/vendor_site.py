@@ -18,15 +18,17 @@ import shutil
 import sys
 from pathlib import Path
 
+from packaging.requirements import Requirement
+
 
 def _requirement_names(dist: md.Distribution) -> list[str]:
+    """Names of the requirements that apply here: markers (python_version, sys_platform,
+    extras) are evaluated for this interpreter, which matches the image's python3."""
     names = []
     for spec in dist.requires or []:
-        if ";" in spec:
-            marker = spec.split(";", 1)[1]
-            if "extra" in marker or "platform_system == 'Windows'" in marker:
-                continue
-        names.append(re.split(r"[\s<>=!~\[(;]", spec.strip(), maxsplit=1)[0])
+        req = Requirement(spec)
+        if req.marker is None or req.marker.evaluate({"extra": ""}):
+            names.append(req.name)
     return names
 
 

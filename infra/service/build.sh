@@ -25,7 +25,7 @@ done
 # (the docker SDK is left out: inside a container the service runs the local or lambda backend)
 pkgs=(aiohttp uvloop pydantic PyYAML boto3 sympy)
 [[ "${1:-}" == "--with-moto" ]] && pkgs+=(moto flask flask-cors werkzeug)
-"$PY" infra/service/vendor.py "$ctx/site" "${pkgs[@]}" >/dev/null
+"$PY" infra/sandbox-image/vendor_site.py "$ctx/site" "${pkgs[@]}" >/dev/null
 for d in verifier sandboxes problem_store samples; do
   cp -r "$d" "$ctx/app/$d"
 done
