@@ -100,6 +100,15 @@ def _clear_inheritable_caps() -> None:
         _libc.capset(ctypes.byref(hdr), data)
 
 
+def _self_rss_kb() -> int:
+    """This process's resident size now, in KiB (0 if /proc cannot tell)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def _has_exited(pid: int) -> bool:
     """Without a pidfd (old kernels): has pid exited? Leaves it unreaped (WNOWAIT)."""
     info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
@@ -181,6 +190,9 @@ def run_process(argv: list[str], *, env: dict[str, str], cwd: str, stdin_fd: int
             res.setup_error = f"posix_spawn of the shim failed: {exc}"
             return res
     else:
+        # A forked child's peak RSS starts at ours (exec keeps the old image's high-water
+        # mark), so remember what we hold now and report the program's own share.
+        base_kb = _self_rss_kb()
         pid = os.fork()
         if pid == 0:
             _child(argv, env, cwd, stdin_fd, out_w, err_w, ep_w, rlimits, ident, use_seccomp)
@@ -322,7 +334,7 @@ def run_process(argv: list[str], *, env: dict[str, str], cwd: str, stdin_fd: int
         res.memory_kb = int(final[4])
     elif shim is None or res.killed_for is None:
         res.cpu_time_s = max(res.cpu_time_s, ru.ru_utime + ru.ru_stime)
-        res.memory_kb = ru.ru_maxrss
+        res.memory_kb = ru.ru_maxrss if shim is not None else max(ru.ru_maxrss - base_kb, 0)
     if os.WIFSIGNALED(status):
         res.signal = os.WTERMSIG(status)
     else:
