@@ -368,16 +368,21 @@ def uid_pids(uid: int) -> list[int]:
     return pids
 
 
-def kill_uid(uid: int, attempts: int = 50) -> None:
+def kill_uid(uid: int, timeout_s: float = 10.0) -> None:
     """Kill every process of ``uid``: a child drops to uid and sends kill(-1, SIGKILL).
 
     Why this way: a double-forked, setsid()'d daemon leaves the run's process group, but
     kill(-1) from the same uid reaches every process that uid may signal. Repeated until
-    /proc shows none (a fork racing the first kill is caught by the next).
+    /proc shows none (a fork racing the first kill is caught by the next). Bounded by time,
+    not by a count of attempts: a killed process that frees a large address space can take
+    a while to leave /proc on a loaded host, and giving up early would fail a good run.
     """
-    for _ in range(attempts):
-        if not uid_pids(uid):
-            return
+    deadline = time.monotonic() + timeout_s
+    pause = 0.001
+    while uid_pids(uid):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"processes of uid {uid} survive kill(-1) for {timeout_s:.0f} s: "
+                               f"{uid_pids(uid)}")
         pid = os.fork()
         if pid == 0:
             try:
@@ -389,9 +394,8 @@ def kill_uid(uid: int, attempts: int = 50) -> None:
                 os._exit(0)
         os.waitpid(pid, 0)
         reap_children()
-        time.sleep(0.001)
-    if uid_pids(uid):
-        raise RuntimeError(f"processes of uid {uid} survive kill(-1)")
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
 
 
 def reap_children() -> None:
