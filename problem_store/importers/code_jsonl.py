@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 from problem_store.importers.base import Draft, ImportFailure, Importer
-from problem_store.importers.jsonl import iter_jsonl, record_id
+from problem_store.importers.jsonl import each_record, record_id
 
 
 def _limits_cc(rec: dict) -> dict:
@@ -46,15 +46,7 @@ def _pairs(rec: dict, key: str, path: Path, lineno: int) -> list[tuple[str, str]
 
 
 def import_codecontests(path: Path) -> Importer:
-    for item in iter_jsonl(path):
-        if isinstance(item, ImportFailure):
-            yield item
-            continue
-        lineno, rec = item
-        try:
-            yield _codecontests(rec, path, lineno)
-        except ImportFailure as e:
-            yield e
+    return each_record(path, _codecontests)
 
 
 def _codecontests(rec: dict, path: Path, lineno: int) -> Draft:
@@ -106,15 +98,7 @@ def _limits_taco(rec: dict) -> dict:
 
 
 def import_taco(path: Path) -> Importer:
-    for item in iter_jsonl(path):
-        if isinstance(item, ImportFailure):
-            yield item
-            continue
-        lineno, rec = item
-        try:
-            yield _taco(rec, path, lineno)
-        except ImportFailure as e:
-            yield e
+    return each_record(path, _taco)
 
 
 _TACO_SETUP = '''import json

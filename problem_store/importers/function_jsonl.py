@@ -12,30 +12,18 @@ import re
 from pathlib import Path
 
 from problem_store.importers.base import Draft, ImportFailure, Importer
-from problem_store.importers.jsonl import iter_jsonl, record_id
+from problem_store.importers.jsonl import each_record, record_id
 
 _CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 _DEF = re.compile(r"^\s*def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(", re.M)
 
 
-def _each(path: Path, build) -> Importer:
-    for item in iter_jsonl(path):
-        if isinstance(item, ImportFailure):
-            yield item
-            continue
-        lineno, rec = item
-        try:
-            yield build(rec, path, lineno)
-        except ImportFailure as e:
-            yield e
-
-
 def import_humaneval(path: Path) -> Importer:
-    return _each(path, _humaneval)
+    return each_record(path, _humaneval)
 
 
 def import_mbpp(path: Path) -> Importer:
-    return _each(path, _mbpp)
+    return each_record(path, _mbpp)
 
 
 def _need_str(rec: dict, key: str, path: Path, lineno: int) -> str:

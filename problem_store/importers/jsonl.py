@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from problem_store.importers.base import ImportFailure
@@ -62,3 +62,17 @@ def record_id(rec: dict, keys: tuple[str, ...], path: Path, lineno: int) -> str:
         if rec.get(k) not in (None, ""):
             return sanitize_id(rec[k], fallback)
     return sanitize_id(fallback, fallback)
+
+
+def each_record(path: Path, build: Callable[[dict, Path, int], object]) -> Iterator:
+    """Build one draft per JSONL record; a bad line or record yields its ImportFailure
+    (naming file and line) and the other records go on."""
+    for item in iter_jsonl(path):
+        if isinstance(item, ImportFailure):
+            yield item
+            continue
+        lineno, rec = item
+        try:
+            yield build(rec, path, lineno)
+        except ImportFailure as e:
+            yield e

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from problem_store.importers.base import Draft, ImportFailure, Importer
-from problem_store.importers.jsonl import iter_jsonl, record_id
+from problem_store.importers.jsonl import each_record, record_id
 
 
 def last_boxed(text: str) -> str | None:
@@ -39,15 +39,7 @@ def last_boxed(text: str) -> str | None:
 
 
 def import_math(path: Path) -> Importer:
-    for item in iter_jsonl(path):
-        if isinstance(item, ImportFailure):
-            yield item
-            continue
-        lineno, rec = item
-        try:
-            yield _math(rec, path, lineno)
-        except ImportFailure as e:
-            yield e
+    return each_record(path, _math)
 
 
 def _math(rec: dict, path: Path, lineno: int) -> Draft:
