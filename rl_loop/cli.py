@@ -2,6 +2,7 @@
 
     rl-loop prepare-model [--tiny] [--out DIR]
     rl-loop train --config rl_loop/configs/demo_cpu.yaml [section.key=value ...]
+    rl-loop sft --model DIR --store URI --solutions samples/stdio --out DIR
     rl-loop eval --model DIR --store URI [--split heldout] [--samples 4]
     rl-loop plot RUN_DIR
 """
@@ -53,6 +54,31 @@ def _eval(args) -> int:
     return 0
 
 
+def _sft(args) -> int:
+    from transformers import AutoTokenizer
+
+    from rl_loop.sft import collect_examples, fine_tune
+
+    tok = AutoTokenizer.from_pretrained(args.model)
+    try:
+        examples, skipped = collect_examples(
+            tok, args.store, [Path(d) for d in args.solutions], split=args.split,
+            difficulties=args.difficulty or None, language=args.language, max_tokens=args.max_tokens)
+    except ValueError as exc:
+        print(f"rl-loop sft: {exc}", file=sys.stderr)
+        return 2
+    for s in skipped:
+        logging.getLogger("rl_loop.sft").warning("skipped %s", s)
+    if not examples:
+        print(f"rl-loop sft: no {args.split} problems in {args.store} with a reference solution", file=sys.stderr)
+        return 2
+    res = fine_tune(Path(args.model), examples, Path(args.out), epochs=args.epochs, lr=args.lr,
+                    batch_size=args.batch_size, seed=args.seed)
+    res["skipped"] = skipped
+    print(json.dumps(res, indent=2))
+    return 0
+
+
 def _plot(args) -> int:
     from rl_loop import plot
 
@@ -84,6 +110,21 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--seed", type=int, default=0)
     e.add_argument("--out", help="write the JSON result here too")
     e.set_defaults(fn=_eval)
+    s = sub.add_parser("sft", help="supervised warm start on the train split's reference solutions")
+    s.add_argument("--model", required=True, help="base model directory")
+    s.add_argument("--store", required=True, help="problem store URI (problems and their split)")
+    s.add_argument("--solutions", action="append", required=True,
+                   help="samples directory in the own format (DIR/<id>/solutions/ref.py); repeatable")
+    s.add_argument("--out", required=True, help="output model directory (written atomically)")
+    s.add_argument("--split", default="train")
+    s.add_argument("--difficulty", action="append", help="only these difficulties (repeatable; default all)")
+    s.add_argument("--language", default="python")
+    s.add_argument("--epochs", type=int, default=2)
+    s.add_argument("--lr", type=float, default=2e-5)
+    s.add_argument("--batch-size", type=int, default=4)
+    s.add_argument("--max-tokens", type=int, default=1536, help="longest prompt + solution, tokens")
+    s.add_argument("--seed", type=int, default=0)
+    s.set_defaults(fn=_sft)
     pl = sub.add_parser("plot", help="plot a run's metrics")
     pl.add_argument("run_dir")
     pl.add_argument("rest", nargs=argparse.REMAINDER)

@@ -113,6 +113,13 @@ class Generator:
 
             if torch.cuda.is_available():
                 kwargs["gpu_memory_utilization"] = self.s.gpu_memory_utilization
+            else:
+                # vLLM's CPU worker crashes ("CPU Generator does not use offset") when a
+                # seeded request's prefill is split across steps: it rewinds the request's
+                # torch.Generator, which CPU generators cannot do. Whole-prompt prefills
+                # avoid the rewind; every prompt fits (max_num_batched_tokens >= max_model_len).
+                kwargs["enable_chunked_prefill"] = False
+                kwargs["max_num_batched_tokens"] = max(self.s.max_model_len_tokens, 2048)
         except ImportError:  # pragma: no cover
             pass
         kwargs.update(self.s.extra_engine_args)

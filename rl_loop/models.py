@@ -191,15 +191,12 @@ def prepare_tiny_sft(
     tok = AutoTokenizer.from_pretrained(str(base_dir))
     opt = torch.optim.AdamW(model.parameters(), lr=lr)
 
-    def seq_logprobs() -> list[float]:
-        out = []
-        for p, c in examples:
-            ids = torch.tensor([p + c])
-            # Project only the completion positions onto the vocabulary (49k wide).
-            hidden = model.model(input_ids=ids).last_hidden_state[0, len(p) - 1 : -1]
-            lp = torch.log_softmax(model.lm_head(hidden).float(), -1)
-            out.append(lp.gather(-1, torch.tensor(c).unsqueeze(-1)).sum())
-        return out
+    from rl_loop.sft import SftExample, completion_nll
+
+    items = [SftExample("", list(p), list(c)) for p, c in examples]
+
+    def seq_logprobs() -> list:
+        return [-completion_nll(model, e) for e in items]
 
     step = 0
     for step in range(max_steps):
