@@ -72,3 +72,35 @@ async def _body(gen, trainer, tmp_path, Sequence, GenRequest, FileWeightSync):
     finally:
         trainer.stop()
         gen.stop()
+
+
+def test_many_seeded_prompts_over_one_step_budget():
+    """Seeded requests whose prompts overflow one scheduler step still complete on CPU.
+
+    vLLM's CPU worker used to die ("CPU Generator does not use offset") when a seeded
+    request's prefill was split across steps; `rl-loop eval` (every held-out problem at
+    once) hit it. 40 prompts of 220 tokens are 8,800 prompt tokens, several steps' worth.
+    """
+    need_ml()
+    import os
+
+    os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
+    from rl_loop.generator import Generator, GeneratorSettings, GenRequest
+    from rl_loop.models import prepare_tiny
+
+    prepare_tiny(TINY)
+    gen = Generator(GeneratorSettings(model_path=str(TINY), max_model_len_tokens=256, max_new_tokens=4,
+                                      temperature=0.8))
+    prompts = [[1] + [(37 * k + 11 * i) % 4000 + 100 for i in range(219)] for k in range(40)]
+    try:
+        gen.start()
+        reqs = [GenRequest(k, p, n=2, seed=1000 + k) for k, p in enumerate(prompts)]
+        first = asyncio.run(gen.generate(reqs))
+        again = asyncio.run(gen.generate(reqs))
+    finally:
+        gen.stop()
+    assert sorted(r.key for r in first) == list(range(40))
+    assert all(len(r.completions) == 2 and all(c.token_ids for c in r.completions) for r in first)
+    # per-request seeds keep sampling reproducible however the prompts were scheduled
+    by_key = {r.key: [c.token_ids for c in r.completions] for r in again}
+    assert all(by_key[r.key] == [c.token_ids for c in r.completions] for r in first)
