@@ -86,10 +86,14 @@ def test_fine_tune_lowers_nll_and_is_deterministic(setup):
             return sum(float(completion_nll(m, e)) for e in examples)
 
     a, b = root / "a", root / "b"
-    res = fine_tune(TINY, examples, a, epochs=3, lr=3e-3, batch_size=2, seed=3)
-    fine_tune(TINY, examples, b, epochs=3, lr=3e-3, batch_size=2, seed=3)
-    assert model_dir_ok(a) and res["examples"] == 2 and len(res["epochs"]) == 3
-    assert nll(a) < 0.8 * nll(TINY)
+    # Ten optimizer steps on two examples: a random tiny model needs that many to move far
+    # (three steps gave only a 17% drop). Measured: 0.43x the base NLL; 0.6x leaves margin.
+    res = fine_tune(TINY, examples, a, epochs=10, lr=3e-3, batch_size=2, seed=3)
+    fine_tune(TINY, examples, b, epochs=10, lr=3e-3, batch_size=2, seed=3)
+    assert model_dir_ok(a) and res["examples"] == 2 and len(res["epochs"]) == 10
+    per_epoch = [h["nll_per_token"] for h in res["epochs"]]
+    assert all(later < earlier for earlier, later in zip(per_epoch, per_epoch[1:])), per_epoch
+    assert nll(a) < 0.6 * nll(TINY)
     wa, wb = load_file(str(a / "model.safetensors")), load_file(str(b / "model.safetensors"))
     assert wa.keys() == wb.keys() and all(torch.equal(wa[k], wb[k]) for k in wa)
 
