@@ -73,8 +73,9 @@ def run(cmd: list[str], stdin_path: Path | None, wall_timeout_s: float,
                          fired.is_set())
 
 
-def compile_cpp(source: Path, binary: Path) -> tuple[bool, str]:
+def compile_cpp(source: Path, binary: Path, include_dirs: tuple[Path, ...] = ()) -> tuple[bool, str]:
     """g++ -O2 -std=gnu++17, as the judge compiles C++ submissions."""
-    proc = subprocess.run(["g++", "-O2", "-std=gnu++17", "-o", str(binary), str(source)],
+    flags = [f"-I{d}" for d in include_dirs]
+    proc = subprocess.run(["g++", "-O2", "-std=gnu++17", *flags, "-o", str(binary), str(source)],
                           capture_output=True, text=True, timeout=120)
     return proc.returncode == 0, proc.stderr[-2000:]

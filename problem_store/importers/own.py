@@ -1,6 +1,8 @@
 """The project's own directory format (docs/problem-format.md).
 
 A set is a directory of problem directories; a problem directory holds ``problem.yaml``.
+Checker headers shared by a set live in ``SET/include/``; the stored problem carries its
+own copy, so an exported problem is self-contained again.
 Manifest fields pass through untouched except the ones naming files (tests, checker,
 statement, prompt), which are read and turned into links here; unknown keys are left
 for the manifest model to reject, with the line of problem.yaml they sit on.
@@ -22,6 +24,9 @@ from problem_store.importers.base import (
 from problem_store.importers.yaml_lines import load_yaml_with_lines
 
 PROBLEM_FILE = "problem.yaml"
+# Headers shared by every problem of a set (a contest's common checker library): a checker
+# header not found beside problem.yaml is looked up in SET/include/.
+SHARED_INCLUDE = "include"
 
 
 def is_problem_dir(path: Path) -> bool:
@@ -100,13 +105,24 @@ def _checker(d: Path, draft: Draft) -> None:
     if isinstance(names, dict):  # exported manifests list headers as name -> link; accept names
         names = list(names)
     for name in names:
-        hp = inside(d, name, origin=draft.origin, line=line, what="checker header")
-        headers[name] = read_file(hp, "checker header", origin=draft.origin, line=line)
+        headers[name] = _header(d, name, origin=draft.origin, line=line)
     language = spec.get("language", "c" if src_name.endswith(".c") else "cpp")
     draft.checker = CheckerSpec(source=source, path=src_path, language=language, headers=headers)
     spec["language"] = language
     spec["source"] = draft.add_blob(source)
     spec["headers"] = {name: draft.add_blob(b) for name, b in headers.items()}
+
+
+def _header(d: Path, name: object, *, origin: Path, line: int | None) -> bytes:
+    """A checker header from the problem directory, else from the set's shared include/."""
+    if not isinstance(name, str) or not name:
+        raise ImportFailure(f"checker header names must be non-empty strings, got {name!r}", origin, line)
+    shared = d.parent / SHARED_INCLUDE
+    for base in (d, shared):
+        path = inside(base, name, origin=origin, line=line, what="checker header")
+        if path.is_file():
+            return read_file(path, "checker header", origin=origin, line=line)
+    raise ImportFailure(f"checker header {name!r} not found in {d} or {shared}", origin, line)
 
 
 def _stdio(d: Path, draft: Draft) -> None:

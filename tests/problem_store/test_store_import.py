@@ -141,3 +141,45 @@ def test_update_and_split_override(problems, tmp_path):
     assert r.updated == ["sum-two"] and r.blobs_written == 1
     p = problems.get("sum-two")
     assert p.split == "heldout" and problems.blobs.get(p.tests[1].answer) == b"43\n"
+
+
+def test_set_level_include_serves_every_checker_and_exports_self_contained(problems, tmp_path):
+    """A checker header missing beside problem.yaml comes from SET/include/; the stored
+    problem carries its own copy, so its export uploads alone; a header in the problem
+    directory shadows the shared one."""
+    import shutil
+
+    header = (FIXTURES / "own" / "near-equal" / "testlib.h").read_bytes()
+    s = tmp_path / "set"
+    shutil.copytree(FIXTURES / "own" / "near-equal", s / "near-equal")
+    (s / "near-equal" / "testlib.h").unlink()
+    (s / "include").mkdir()
+    (s / "include" / "testlib.h").write_bytes(header)
+    assert upload(s, problems).added == ["near-equal"]  # include/ is not taken for a problem
+    n = problems.get("near-equal")
+    assert problems.blobs.get(n.checker.headers["testlib.h"]) == header
+    export_problem(problems, "near-equal", tmp_path / "out")
+    assert (tmp_path / "out" / "near-equal" / "testlib.h").read_bytes() == header
+    assert upload(tmp_path / "out" / "near-equal", problems).unchanged == ["near-equal"]
+
+    (s / "include" / "testlib.h").write_bytes(b"#error the problem's own header must win\n")
+    (s / "near-equal" / "testlib.h").write_bytes(header)
+    assert upload(s, problems).unchanged == ["near-equal"]
+
+
+def test_missing_or_escaping_checker_header_is_rejected_by_name(problems, tmp_path):
+    import shutil
+
+    s = tmp_path / "set"
+    shutil.copytree(FIXTURES / "own" / "near-equal", s / "near-equal")
+    (s / "near-equal" / "testlib.h").unlink()
+    r = upload(s, problems)
+    assert r.added == [] and "checker header 'testlib.h' not found" in str(r.rejected[0])
+    assert str(s / "include") in str(r.rejected[0]) and problems.list() == []
+
+    (s / "include").mkdir()
+    (s / "include" / "testlib.h").write_bytes((FIXTURES / "own" / "near-equal" / "testlib.h").read_bytes())
+    yml = s / "near-equal" / "problem.yaml"
+    yml.write_text(yml.read_text().replace("headers: [testlib.h]", "headers: [../include/testlib.h]"))
+    r = upload(s, problems)
+    assert r.added == [] and "points outside the problem directory" in str(r.rejected[0])
