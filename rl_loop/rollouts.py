@@ -101,6 +101,11 @@ def load_prompts(data_cfg, tokenizer, max_prompt_tokens: int) -> tuple[dict[str,
     skipped = []
     for pid in ids:
         problem = store.get(pid)
+        if problem.split not in data_cfg.splits or problem.kind not in data_cfg.kinds:
+            # explicit ids never bypass the split/kind filters: a held-out problem in a
+            # training run would leak the evaluation set into the weights
+            raise ValueError(f"data.problem_ids: {pid} is a {problem.split!r} {problem.kind!r} problem, but "
+                             f"data.splits={list(data_cfg.splits)} and data.kinds={list(data_cfg.kinds)}")
         text = render_prompt(problem, data_cfg.language, template, data_cfg.prompt)
         toks = tokenizer(text, add_special_tokens=False)["input_ids"]
         if len(toks) > max_prompt_tokens:
