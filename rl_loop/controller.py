@@ -97,7 +97,11 @@ class Controller:
         c = self.cfg
         self.tokenizer = AutoTokenizer.from_pretrained(c.model.path)
         max_prompt = c.model.max_model_len_tokens - c.generation.max_new_tokens
-        self.prompts, skipped = load_prompts(c.data, self.tokenizer, max_prompt)
+        from rl_loop.problem_source import problem_source
+
+        # With a remote verifier the job needs only its URL: prompts come through its API.
+        source = problem_source(c.data.store_uri, c.rewards.verifier_url if c.rewards.mode == "http" else None)
+        self.prompts, skipped = load_prompts(c.data, self.tokenizer, max_prompt, source)
         for msg in skipped:
             log.warning("skipping problem %s", msg)
         self.sampler = PromptSampler(list(self.prompts), c.trainer.seed)

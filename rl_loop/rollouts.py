@@ -78,17 +78,19 @@ class PromptInfo:
     prompt_text: str
 
 
-def load_prompts(data_cfg, tokenizer, max_prompt_tokens: int) -> tuple[dict[str, PromptInfo], list[str]]:
-    """Read the configured problems from the store and render/tokenize each prompt once.
+def load_prompts(data_cfg, tokenizer, max_prompt_tokens: int,
+                 source=None) -> tuple[dict[str, PromptInfo], list[str]]:
+    """Read the configured problems and render/tokenize each prompt once.
 
-    Returns (prompts by id, skipped messages). Problems whose prompt is too long for
-    model.max_model_len_tokens - generation.max_new_tokens are skipped and reported.
+    `source` is where problems come from (`rl_loop.problem_source`): the store named by
+    data_cfg.store_uri by default, or the verifier's API. Returns (prompts by id, skipped
+    messages). Problems whose prompt is too long for model.max_model_len_tokens -
+    generation.max_new_tokens are skipped and reported.
     """
-    from problem_store.problems import ProblemStore
-    from problem_store.uri import open_store
+    from rl_loop.problem_source import StoreSource
     from rl_loop.prompts import hf_chat_template, render_prompt
 
-    store = ProblemStore(open_store(data_cfg.store_uri))
+    store = source or StoreSource(data_cfg.store_uri)
     if data_cfg.problem_ids:
         ids = list(data_cfg.problem_ids)
     else:
