@@ -9,12 +9,12 @@ semantics; any other checker is compiled from its source with the package's own 
 
 from __future__ import annotations
 
-import math
 import xml.parsers.expat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from problem_store.importers.base import CheckerSpec, Draft, ImportFailure, Importer, inside, natural_key
+from problem_store.importers.limits import memory_mb_from_bytes
 
 PROBLEM_FILE = "problem.xml"
 
@@ -135,7 +135,7 @@ def load_package(d: Path) -> Draft:
     ml = testset.find("memory-limit")
     mem = _int(ml, "memory-limit", xml_path)
     if mem is not None:
-        limits["memory_mb"] = math.ceil(mem / (1 << 20))
+        limits["memory_mb"] = memory_mb_from_bytes(mem)
         draft.line_map[("limits", "memory_mb")] = ml.line
     if limits:
         fields["limits"] = limits
