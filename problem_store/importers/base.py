@@ -154,8 +154,10 @@ def read_text_inside(base: Path, path: Path, what: str, **kw) -> str:
 
 
 def inside(base: Path, rel: str, *, origin: Path, line: int | None, what: str) -> Path:
-    """``base/rel``, refusing paths that leave the problem directory."""
-    path = (base / rel).resolve()
-    if not path.is_relative_to(base.resolve()):
+    """``base/rel``, refusing names that leave the problem directory by themselves
+    (absolute, or too many ``..``). Symlinks are judged when the file is read
+    (``read_inside``), so the error can name the link."""
+    norm = os.path.normpath(rel)
+    if os.path.isabs(norm) or norm == ".." or norm.startswith("../"):
         raise ImportFailure(f"{what} {rel!r} points outside the problem directory", origin, line)
-    return path
+    return base / norm
