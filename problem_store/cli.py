@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from problem_store.blobs.base import CorruptBlob, StoreError
+from problem_store.blobs.base import StoreError
 from problem_store.importers import FORMATS, FormatError
 from problem_store.problems import ProblemNotFound, ProblemStore
 from problem_store.transient import TransientStore

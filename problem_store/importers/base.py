@@ -99,15 +99,6 @@ def natural_key(name: str) -> list:
     return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name)]
 
 
-def read_file(path: Path, what: str, *, origin: Path | None = None, line: int | None = None) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise ImportFailure(f"{what} not found: {path}", origin or path, line) from None
-    except IsADirectoryError:
-        raise ImportFailure(f"{what} is a directory, expected a file: {path}", origin or path, line) from None
-
-
 def read_inside(base: Path, path: Path, what: str, *, origin: Path | None = None, line: int | None = None,
                 max_bytes: int | None = None) -> bytes:
     """The bytes of a file that must lie inside the problem directory ``base``.
