@@ -97,3 +97,33 @@ def test_modest_anchors_still_work(problems, tmp_path):
     report = upload(_problem(tmp_path, text), problems)
     assert report.added == ["p"], report.rejected
     assert [t.name for t in problems.get("p").tests] == ["one", "two"]
+
+
+def _polygon_with_doctype(tmp_path: Path, doctype: str, title: str) -> Path:
+    import shutil
+
+    d = tmp_path / "pkg"
+    shutil.copytree(FIXTURES / "polygon" / "aplusb-poly", d)
+    xml = d / "problem.xml"
+    text = xml.read_text().replace('standalone="no"?>', 'standalone="no"?>\n' + doctype, 1)
+    xml.write_text(text.replace('value="A plus B (Polygon)"', f'value="{title}"'))
+    return d
+
+
+def test_polygon_xml_entity_bomb_is_refused(problems, tmp_path):
+    ents = '<!ENTITY a "xxxxxxxxxx">' + "".join(
+        f'<!ENTITY {c} "{("&" + p + ";") * 10}">' for p, c in zip("abcdefgh", "bcdefghi"))
+    d = _polygon_with_doctype(tmp_path, f"<!DOCTYPE problem [{ents}]>", "&i;")
+    msg = _rejected(problems, d)
+    assert str(d / "problem.xml") in msg and "invalid XML" in msg
+
+
+def test_polygon_xml_external_entity_is_not_fetched(problems, tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET-77")
+    d = _polygon_with_doctype(tmp_path, f'<!DOCTYPE problem [<!ENTITY x SYSTEM "{secret.as_uri()}">]>', "t&x;")
+    report = upload(d, problems)
+    assert "external entity" in str(report.rejected[0]) and report.added == []
+    stored = b"".join(problems.blobs.get(link) for link in problems.blobs.iter_links())
+    stored += b"".join(problems.blobs.get_object(k) or b"" for k in problems.blobs.list_objects(""))
+    assert b"TOP-SECRET-77" not in stored
