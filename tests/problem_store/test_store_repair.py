@@ -183,3 +183,34 @@ def test_closed_stdout_pipe_ends_quietly(tmp_path):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 0
     assert first.startswith(b"p000\tmath") and err == ""
+
+
+def test_s3_reupload_checks_by_stored_checksum_and_repairs_foreign_writes(moto_endpoint, s3_bucket):
+    """An intact blob is confirmed by the SHA-256 checksum S3 kept (no download); bytes
+    written behind our back, with or without a checksum of their own, are fetched, re-hashed
+    and rewritten."""
+    import base64
+    import hashlib
+    import uuid
+
+    from problem_store.blobs.s3 import S3BlobStore
+
+    blobs = S3BlobStore(s3_bucket, f"t-{uuid.uuid4().hex[:12]}", endpoint_url=moto_endpoint)
+    store = ProblemStore(blobs)
+    assert upload(OWN / "sum-two", store).added == ["sum-two"]
+    gets: list[str] = []
+    blobs.client.meta.events.register("before-parameter-build.s3.GetObject",
+                                      lambda params, **_: gets.append(params["Key"]))
+    assert upload(OWN / "sum-two", store).unchanged == ["sum-two"]
+    assert gets == [blobs.object_key(manifest_key("sum-two"))]  # the manifest only, no blob
+    p = store.get("sum-two")
+    plain, checked = p.tests[0].input, p.tests[1].answer
+    corrupt_blob(blobs, plain)  # rewritten without a checksum
+    bad = b"not the answer\n"
+    blobs.client.put_object(Bucket=s3_bucket, Key=blobs.blob_key(checked), Body=bad,
+                            ChecksumSHA256=base64.b64encode(hashlib.sha256(bad).digest()).decode())
+    gets.clear()
+    report = upload(OWN / "sum-two", store)
+    assert report.repaired == ["sum-two"] and report.blobs_written == 2
+    assert {blobs.blob_key(plain), blobs.blob_key(checked)} <= set(gets)
+    assert scan(store).problems_found == 0
