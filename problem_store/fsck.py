@@ -33,7 +33,7 @@ class FsckReport:
     blobs_checked: int = 0
     manifests_checked: int = 0
     corrupt_blobs: dict[str, str] = field(default_factory=dict)  # link -> message
-    broken_manifests: dict[str, str] = field(default_factory=dict)  # id -> message
+    broken_manifests: dict[str, str] = field(default_factory=dict)  # id -> why it does not parse
     damaged: dict[str, set[str]] = field(default_factory=dict)  # id -> its corrupt or missing links
     missing: dict[str, list[str]] = field(default_factory=dict)  # id -> its missing links
 
@@ -69,7 +69,7 @@ def scan(store: ProblemStore) -> FsckReport:
         except ProblemNotFound:
             continue
         except CorruptManifest as e:
-            report.broken_manifests[pid] = str(e)
+            report.broken_manifests[pid] = e.reason
             continue
         missing = store.missing_links(p)
         if missing:

@@ -64,13 +64,21 @@ class CorruptManifest(StoreError):
         self.problem_id, self.reason = problem_id, reason
 
     def __str__(self) -> str:
-        return f"manifest of problem {self.problem_id} is unreadable ({self.reason}); run `pstore fsck --repair`"
+        return f"problem {self.problem_id}: manifest unreadable ({self.reason}); run `pstore fsck --repair`"
 
 
 def _reason(err: Exception) -> str:
-    """A short reason for an unparseable manifest (pydantic's message can be pages long)."""
-    text = str(err).splitlines()
-    return " ".join(t.strip() for t in text[:3])[:300] if text else type(err).__name__
+    """The first validation error, briefly (pydantic's full message can be pages long)."""
+    try:
+        items = err.errors(include_url=False)  # type: ignore[attr-defined]
+    except (AttributeError, TypeError):
+        return str(err)[:300]
+    if not items:
+        return type(err).__name__
+    first = items[0]
+    loc = ".".join(str(x) for x in first.get("loc", ()))
+    text = f"{loc}: {first['msg']}" if loc else first["msg"]
+    return (text + (f" (and {len(items) - 1} more)" if len(items) > 1 else ""))[:300]
 
 
 class MissingBlobs(StoreError):
@@ -201,6 +209,8 @@ class ProblemStore:
             problem = parse_problem(data)
         except ValueError as e:  # pydantic's ValidationError is a ValueError
             raise CorruptManifest(problem_id, _reason(e)) from None
+        if problem.id != problem_id:  # copied or renamed behind the store's back
+            raise CorruptManifest(problem_id, f"it holds problem id {problem.id!r}")
         with self._lock:
             # Version read before the bytes: if it changed in between, the next get re-reads.
             self._cache[problem_id] = (version, problem)

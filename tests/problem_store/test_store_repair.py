@@ -133,14 +133,18 @@ def test_corrupt_manifest_is_skipped_and_reported_by_listing(capsys, seeded, sto
     # Truncated mid-way: unparseable, but the link it names must survive gc (it may be mended).
     seeded.blobs.put_object(manifest_key("aa-broken"), b'{"id": "aa-broken", "kind": "stdio", "tests": '
                             b'[{"name": "1", "input": "' + only_there.encode() + b'", "ans')
+    seeded.blobs.put_object(manifest_key("zz-copy"), seeded.get_bytes("sum-two"))  # valid, but another id
     with pytest.raises(CorruptManifest, match="aa-broken"):
         seeded.get("aa-broken")
+    with pytest.raises(CorruptManifest, match="holds problem id 'sum-two'"):
+        seeded.get("zz-copy")
     listing = seeded.listing()
-    assert listing.broken_ids == ["aa-broken"]
+    assert listing.broken_ids == ["aa-broken", "zz-copy"]
     assert [p.id for p in listing.problems] == ["add-func", "half-plus-third", "near-equal", "sum-two"]
     assert [p.id for p in seeded.list()] == [p.id for p in listing.problems]
     rc, out, err = run(capsys, "--store", store_uri, "ls")
-    assert rc == 1 and len(out.splitlines()) == 4 and "aa-broken" in err and "Traceback" not in err
+    assert rc == 1 and len(out.splitlines()) == 4 and "Traceback" not in err
+    assert "skipped problem aa-broken: manifest unreadable" in err and "zz-copy" in err
     rc, _, _ = run(capsys, "--store", store_uri, "gc", "--grace-s", "0")
     assert rc == 0 and seeded.blobs.exists(only_there)
 
