@@ -177,6 +177,8 @@ class ProblemSummary(BaseModel):
 
 class ProblemList(BaseModel):
     problems: list[ProblemSummary]
+    broken: list[str] = Field(default_factory=list,
+                              description="Ids whose stored manifests are unreadable (left out of `problems`).")
 
 
 class ProblemDetail(ProblemSummary):

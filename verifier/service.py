@@ -298,12 +298,15 @@ class VerifierService:
     # -- problems -------------------------------------------------------------------
     async def list_problems(self) -> ProblemList:
         try:
-            items = await asyncio.to_thread(self.problems.list)
+            found = await asyncio.to_thread(self.problems.listing)
         except StoreError as exc:
             raise RuntimeError(f"problem store failed: {exc}") from exc
+        for b in found.broken:  # one damaged manifest must not hide the others
+            log.warning("problem listing skips %s: %s", b.problem_id, b)
         return ProblemList(problems=[ProblemSummary(id=p.id, kind=p.kind, title=p.title,
                                                     difficulty=p.difficulty, split=p.split,
-                                                    tags=list(p.tags)) for p in items])
+                                                    tags=list(p.tags)) for p in found.problems],
+                           broken=found.broken_ids)
 
     async def get_problem(self, problem_id: str) -> ProblemDetail:
         p = await self._load(problem_id)

@@ -1,6 +1,7 @@
 """Polygon-style packages: ``problem.xml`` + ``tests/NN`` inputs + ``tests/NN.a`` answers.
 
-We read what a full package ships and run nothing: generated tests and answers must be
+We read what a full package ships and run nothing, and nothing outside the package
+directory (``read_inside``: symlinks may point only inside it): generated tests and answers must be
 present as files (Polygon's "full" package, or after running its ``doall.sh``). A
 standard checker (``std::wcmp.cpp``...) maps to the built-in comparator with the same
 semantics; any other checker is compiled from its source with the package's own headers
@@ -9,12 +10,13 @@ semantics; any other checker is compiled from its source with the package's own 
 
 from __future__ import annotations
 
-import math
 import xml.parsers.expat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from problem_store.importers.base import CheckerSpec, Draft, ImportFailure, Importer, inside, natural_key
+from problem_store.importers.base import (CheckerSpec, Draft, ImportFailure, Importer, inside, natural_key,
+                                          read_inside, read_text_inside)
+from problem_store.importers.limits import memory_mb_from_bytes
 
 PROBLEM_FILE = "problem.xml"
 
@@ -72,7 +74,7 @@ def parse_xml(path: Path) -> Node:
 
     parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, chars
     try:
-        parser.Parse(path.read_bytes(), True)
+        parser.Parse(read_inside(path.parent, path, PROBLEM_FILE), True)
     except xml.parsers.expat.ExpatError as e:
         raise ImportFailure(f"invalid XML: {xml.parsers.expat.ErrorString(e.code)}", path, e.lineno) from None
     return root[0]
@@ -135,7 +137,7 @@ def load_package(d: Path) -> Draft:
     ml = testset.find("memory-limit")
     mem = _int(ml, "memory-limit", xml_path)
     if mem is not None:
-        limits["memory_mb"] = math.ceil(mem / (1 << 20))
+        limits["memory_mb"] = memory_mb_from_bytes(mem)
         draft.line_map[("limits", "memory_mb")] = ml.line
     if limits:
         fields["limits"] = limits
@@ -158,9 +160,10 @@ def load_package(d: Path) -> Draft:
             how = " (a generated test: run the package's generators first, e.g. doall.sh)" \
                 if node.attrib.get("method") == "generated" else ""
             raise ImportFailure(f"test {i}: input file {inp} missing{how}", xml_path, node.line)
-        t: dict = {"name": f"{i:02d}", "input": draft.add_blob(inp.read_bytes())}
+        t: dict = {"name": f"{i:02d}", "input": draft.add_blob(read_inside(d, inp, f"test {i} input",
+                                                                          origin=xml_path, line=node.line))}
         if ans.is_file():
-            t["answer"] = draft.add_blob(ans.read_bytes())
+            t["answer"] = draft.add_blob(read_inside(d, ans, f"test {i} answer", origin=xml_path, line=node.line))
         elif not custom:
             raise ImportFailure(f"test {i}: answer file {ans} missing (answers are not generated at upload)",
                                 xml_path, node.line)
@@ -184,7 +187,7 @@ def _statement(d: Path) -> str:
     parts = []
     for name in ("legend.tex", "input.tex", "output.tex", "notes.tex"):
         if (sec / name).is_file():
-            parts.append((sec / name).read_text())
+            parts.append(read_text_inside(d, sec / name, "statement section"))
     return "\n\n".join(parts)
 
 
@@ -222,8 +225,9 @@ def _checker(d: Path, root: Node, draft: Draft) -> dict:
     for folder in dict.fromkeys([src_path.parent, (d / "files").resolve(), d.resolve()]):
         if folder.is_dir():
             for h in sorted(folder.glob("*.h")):
-                headers.setdefault(h.name, h.read_bytes())
-    source = src_path.read_bytes()
+                if h.name not in headers:
+                    headers[h.name] = read_inside(d, h, "checker header", origin=xml_path, line=line)
+    source = read_inside(d, src_path, "checker source", origin=xml_path, line=line)
     language = "c" if src_path.suffix == ".c" else "cpp"
     draft.checker = CheckerSpec(source=source, path=src_path, language=language, headers=headers)
     return {
