@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import sys
 import time
 
-from problem_store.blobs.base import BlobStore, StoreError
-from problem_store.manifest import FunctionProblem, LINK_RE, MathProblem, StdioProblem
+from problem_store.blobs.base import BlobStore
+from problem_store.manifest import PROBLEM_ID_RE, FunctionProblem, MathProblem, StdioProblem
 from sandboxes.backends.base import SandboxBackend
 from sandboxes.types import Blob, RunSpec, Status
 from verifier.admission import Admission
@@ -327,6 +328,8 @@ class VerifierService:
                                                     tags=list(p.tags)) for p in items])
 
     async def get_problem(self, problem_id: str) -> ProblemDetail:
+        if not re.fullmatch(PROBLEM_ID_RE, problem_id):
+            raise UnknownProblem(f"unknown problem: {problem_id!r} (not a valid problem id)")
         p = await self._load(problem_id)
         d = ProblemDetail(id=p.id, kind=p.kind, title=p.title, difficulty=p.difficulty,
                           split=p.split, tags=list(p.tags), statement=p.statement)
