@@ -15,7 +15,21 @@ from problem_store.manifest import PROBLEM_ID_RE, BuiltinChecker, Limits
 
 
 class _Req(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: a boolean is true/false (not 0/1 or "yes"), a number is a JSON number (not "2"),
+    # so a client's type mistake is a 422 naming the field instead of a silent guess.
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class RequestLimits(Limits):
+    """``Limits`` as a caller sends them to /v1/execute (strict types; ceilings in config)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class RequestBuiltinChecker(BuiltinChecker):
+    """``BuiltinChecker`` as a caller sends it to /v1/check (strict types)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class Verdict(str, Enum):
@@ -116,7 +130,7 @@ class ExecuteRequest(_Req):
     language: str = Field(min_length=1, max_length=32)
     code: str
     inputs: list[InputRef] = Field(min_length=1, max_length=1000)
-    limits: Limits = Limits()
+    limits: RequestLimits = RequestLimits()
     stop_on_first_failure: bool = False
 
 
@@ -151,7 +165,7 @@ class CheckItem(_Req):
 
 
 class CheckRequest(_Req):
-    checker: BuiltinChecker | CustomCheckerRef = Field(discriminator="type")
+    checker: RequestBuiltinChecker | CustomCheckerRef = Field(discriminator="type")
     items: list[CheckItem] = Field(min_length=1, max_length=1000)
 
 
