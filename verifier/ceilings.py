@@ -8,7 +8,7 @@ run that exhausts the host.
 
 from __future__ import annotations
 
-from problem_store.manifest import LINK_RE
+from problem_store.manifest import LINK_RE, Limits
 from verifier.config import VerifierConfig
 from verifier.errors import InvalidRequest
 from verifier.models import CheckRequest, ExecuteRequest
@@ -34,22 +34,32 @@ def unique(names: list[str], field: str) -> None:
         raise InvalidRequest(msg, details=[{"field": field, "message": msg, "type": "duplicate"}])
 
 
-def check_execute(req: ExecuteRequest, cfg: VerifierConfig) -> None:
-    lim = req.limits
-    if lim.time_limit_s > cfg.max_time_limit_s:
-        raise over("limits.time_limit_s", lim.time_limit_s, cfg.max_time_limit_s, "max_time_limit_s")
-    if lim.memory_mb > cfg.max_memory_mb:
-        raise over("limits.memory_mb", lim.memory_mb, cfg.max_memory_mb, "max_memory_mb")
-    if lim.output_limit_kb > cfg.max_output_kb:
-        raise over("limits.output_limit_kb", lim.output_limit_kb, cfg.max_output_kb, "max_output_kb")
-    if len(req.inputs) > cfg.max_inputs:
-        raise over("inputs", len(req.inputs), cfg.max_inputs, "max_inputs (count)")
-    total = len(req.inputs) * lim.output_limit_kb * 1024
+def execute_limits(req: ExecuteRequest, cfg: VerifierConfig) -> Limits:
+    """The limits /v1/execute runs with: a limit the caller set must be within the ceiling
+    (else 422); one it left out defaults to the schema's default lowered to the ceiling, and
+    the output cap to this request's share of ``max_request_output_bytes``."""
+    lim, given = req.limits, req.limits.model_fields_set
+    n = len(req.inputs)
+    if n > cfg.max_inputs:
+        raise over("inputs", n, cfg.max_inputs, "max_inputs (count)")
+    checks = (("time_limit_s", cfg.max_time_limit_s, "max_time_limit_s"),
+              ("memory_mb", cfg.max_memory_mb, "max_memory_mb"),
+              ("output_limit_kb", cfg.max_output_kb, "max_output_kb"))
+    values = {}
+    for field, ceiling, setting in checks:
+        value = getattr(lim, field)
+        if field in given and value > ceiling:
+            raise over(f"limits.{field}", value, ceiling, setting)
+        values[field] = value if field in given else min(value, ceiling)
+    share_kb = cfg.max_request_output_bytes // n // 1024
+    if "output_limit_kb" not in given:
+        values["output_limit_kb"] = max(1, min(values["output_limit_kb"], share_kb))
+    total = n * values["output_limit_kb"] * 1024
     if total > cfg.max_request_output_bytes:
-        msg = (f"limits.output_limit_kb: {len(req.inputs)} inputs x {lim.output_limit_kb} KiB "
-               f"may produce {total} bytes, over this service's ceiling of "
-               f"{cfg.max_request_output_bytes} bytes per request (max_request_output_bytes); "
-               "lower the output limit or split the inputs")
+        msg = (f"limits.output_limit_kb: {n} inputs x {values['output_limit_kb']} KiB may produce "
+               f"{total} bytes, over this service's ceiling of {cfg.max_request_output_bytes} "
+               "bytes per request (max_request_output_bytes); lower the output limit or split "
+               "the inputs")
         raise InvalidRequest(msg, details=[{"field": "limits.output_limit_kb", "message": msg,
                                             "type": "ceiling",
                                             "ceiling": cfg.max_request_output_bytes}])
@@ -58,6 +68,7 @@ def check_execute(req: ExecuteRequest, cfg: VerifierConfig) -> None:
             raise InvalidRequest(f"inputs[{i}].input: not a blob link "
                                  f"(expected blob://sha256/<64 hex>): {ref.input!r}")
     unique([r.name for r in req.inputs], "inputs[].name")
+    return Limits(**values)
 
 
 def check_check(req: CheckRequest, cfg: VerifierConfig) -> None:

@@ -21,7 +21,7 @@ from problem_store.manifest import PROBLEM_ID_RE, FunctionProblem, MathProblem, 
 from sandboxes.backends.base import SandboxBackend
 from sandboxes.types import Blob, RunSpec, Status
 from verifier.admission import Admission
-from verifier.ceilings import check_check, check_execute, is_link, unique
+from verifier.ceilings import check_check, execute_limits, is_link, unique
 from verifier.checkers.builtin import check_builtin
 from verifier.checkers.custom import CheckJob
 from verifier.config import VerifierConfig
@@ -235,11 +235,11 @@ class VerifierService:
         if req.language not in self.languages:
             raise UnsupportedLanguage(f"language: unsupported language {req.language!r}; "
                                       f"supported: {', '.join(self.languages)}")
-        check_execute(req, self.config)
+        effective = execute_limits(req, self.config)
         names = [r.name for r in req.inputs]
         await require_links(self.blobs, {f"inputs[{i}].input": r.input
                                          for i, r in enumerate(req.inputs)})
-        limits = run_limits(req.limits)
+        limits = run_limits(effective)
         specs = [RunSpec(id=r.name, stdin=Blob(link=r.input), limits=limits) for r in req.inputs]
         with self._reserve(1) as ticket:
             async def run():
