@@ -27,9 +27,9 @@ def _machine_memory_mb() -> int:
 
 # Ceiling defaults sized to this machine: one run may use an eighth of its memory (at most
 # 4 GiB), and one request's outputs, all of which the service holds while storing them, a
-# sixteenth (at most 1 GiB), so max_inflight requests cannot exhaust the host.
+# 64th (at most 1 GiB), so 16 requests in flight hold at most a quarter of the host's memory.
 _RUN_MEMORY_MB = max(256, min(4096, _machine_memory_mb() // 8))
-_REQUEST_OUTPUT_BYTES = max(64, min(1024, _machine_memory_mb() // 16)) * 1024 * 1024
+_REQUEST_OUTPUT_BYTES = max(64, min(1024, _machine_memory_mb() // 64)) * 1024 * 1024
 
 
 class VerifierConfig(BaseModel):
@@ -80,7 +80,7 @@ class VerifierConfig(BaseModel):
     max_request_output_bytes: int = Field(
         _REQUEST_OUTPUT_BYTES, ge=1024, description="Most output one request may produce or "
         "read: inputs x limits.output_limit_kb for /v1/execute, the outputs and answers read "
-        "by /v1/check (default: 1/16 of this machine's memory, at most 1 GiB).")
+        "by /v1/check (default: 1/64 of this machine's memory, 64 MiB to 1 GiB).")
     transient_gc_interval_s: float = Field(
         300.0, ge=0, description="How often expired transient outputs are deleted (0: never).")
     # -- hidden tests (verifier.redact) ---------------------------------------------------
