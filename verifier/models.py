@@ -9,7 +9,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from problem_store.manifest import PROBLEM_ID_RE, BuiltinChecker, Limits
 
@@ -133,6 +133,13 @@ class ExecuteRequest(_Req):
     limits: RequestLimits = RequestLimits()
     stop_on_first_failure: bool = False
 
+    @field_validator("limits", mode="before")
+    @classmethod
+    def _from_manifest_limits(cls, v):
+        # Python callers may pass the manifest's Limits: same fields, so take them as given.
+        return v.model_dump(exclude_unset=True) if isinstance(v, Limits) and not isinstance(
+            v, RequestLimits) else v
+
 
 class ExecuteRun(BaseModel):
     name: str
@@ -166,6 +173,12 @@ class CheckItem(_Req):
 
 class CheckRequest(_Req):
     checker: RequestBuiltinChecker | CustomCheckerRef = Field(discriminator="type")
+
+    @field_validator("checker", mode="before")
+    @classmethod
+    def _from_manifest_checker(cls, v):
+        return v.model_dump() if isinstance(v, BuiltinChecker) and not isinstance(
+            v, RequestBuiltinChecker) else v
     items: list[CheckItem] = Field(min_length=1, max_length=1000)
 
 
