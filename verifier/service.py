@@ -148,7 +148,8 @@ class VerifierService:
 
     async def _load(self, problem_id: str):
         return await store_call(self.problems.get, problem_id, what="problem_id",
-                                not_found=UnknownProblem(f"unknown problem: {problem_id!r}"))
+                                not_found=UnknownProblem(f"unknown problem: {problem_id!r}"),
+                                client_value=False)
 
     def _check_code(self, code: str, where: str = "code") -> None:
         try:
@@ -322,7 +323,7 @@ class VerifierService:
 
     # -- problems -------------------------------------------------------------------
     async def list_problems(self) -> ProblemList:
-        items = await store_call(self.problems.list, what="problem listing")
+        items = await store_call(self.problems.list, what="problem listing", client_value=False)
         return ProblemList(problems=[ProblemSummary(id=p.id, kind=p.kind, title=p.title,
                                                     difficulty=p.difficulty, split=p.split,
                                                     tags=list(p.tags)) for p in items])

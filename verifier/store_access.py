@@ -17,15 +17,21 @@ log = logging.getLogger("verifier.store")
 
 
 async def store_call(fn, *args, what: str, retry_after_s: int = 5, not_found=None,
-                     awaitable: bool = False):
-    """Run ``fn(*args)`` in a thread (or await it when ``awaitable``). KeyError -> ``not_found`` (or UnknownObject naming
-    ``what``), ValueError -> 422, CorruptBlob re-raised, anything else -> StoreUnavailable."""
+                     awaitable: bool = False, client_value: bool = True):
+    """Run ``fn(*args)`` in a thread (or await it when ``awaitable``).
+
+    KeyError -> ``not_found`` (or UnknownObject naming ``what``); ValueError -> 422 when it
+    judges the client's value (``client_value``: a malformed key), else it is stored data we
+    cannot read (a manifest that fails validation): re-raised as a 500; CorruptBlob re-raised;
+    anything else -> StoreUnavailable."""
     try:
         return await (fn(*args) if awaitable else asyncio.to_thread(fn, *args))
     except KeyError:
         raise (not_found or UnknownObject(f"{what}: not found (or expired)")) from None
     except ValueError as exc:
-        raise InvalidRequest(f"{what}: {exc}") from None
+        if client_value:
+            raise InvalidRequest(f"{what}: {exc}") from None
+        raise RuntimeError(f"{what}: stored data unreadable: {str(exc)[:300]}") from exc
     except CorruptBlob:
         raise
     except Exception as exc:  # noqa: BLE001 - every other store failure is an outage to retry

@@ -276,3 +276,13 @@ async def test_bad_request_id_is_replaced_not_rejected(client, rid):
     got = r.headers["X-Request-Id"]
     assert got != rid and len(got) == 32
     assert json.loads(await r.read())["problems"]
+
+
+async def test_unreadable_manifest_is_ours_not_the_clients(client, blobs):
+    from problem_store.problems import manifest_key
+
+    blobs.put_object(manifest_key("broken"), b'{"kind": "stdio", "id": "broken"}')
+    r = await client.post("/v1/verify", json={"problem_id": "broken", "language": "python",
+                                              "code": SUM_AC})
+    body = await _err(r, 500)
+    assert body["error"] == "internal_error" and body["request_id"]
