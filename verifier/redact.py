@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 from contextvars import ContextVar
 
-from problem_store.manifest import MathProblem, StdioProblem
+from problem_store.manifest import FunctionProblem, MathProblem, StdioProblem
 from verifier.models import CheckResult, TestVerdict, Verdict, VerifyResponse
 
 log = logging.getLogger("verifier.redact")
@@ -76,10 +76,32 @@ def _withhold(t: TestVerdict | CheckResult, where: str) -> None:
     t.message = summary(t.verdict)
 
 
-def redact_verify(resp: VerifyResponse, problem, deployment_feedback: str = "samples") -> VerifyResponse:
+def python_syntax_message(code: str) -> str:
+    """A function problem's CE text, from the candidate's code alone.
+
+    The harness reports CE through the run's exit status and stderr, which the candidate can
+    forge (write a test file it can read to stderr, exit with the CE status), so the text
+    returned is recomputed here by compiling the code (never running it)."""
+    try:
+        compile(code, "candidate.py", "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return (f"candidate does not compile: {type(exc).__name__}: {exc.msg} "
+                f"(candidate.py, line {exc.lineno})")
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return f"candidate does not compile: {type(exc).__name__}"
+    return SUMMARY[Verdict.CE] + HIDDEN_NOTE  # it compiles: the CE status came from the program
+
+
+def redact_verify(resp: VerifyResponse, problem, deployment_feedback: str = "samples",
+                  code: str | None = None) -> VerifyResponse:
     """Reduce every hidden test of ``resp`` to its verdict-level summary (in place)."""
     if full_feedback(getattr(problem, "feedback", "samples"), deployment_feedback):
         return resp
+    if (isinstance(problem, FunctionProblem) and resp.compile is not None
+            and resp.compile.status == "CE"):
+        text = python_syntax_message(code or "")
+        resp.compile = resp.compile.model_copy(update={"log": text})
+        resp.message = text
     public = visible_tests(problem)
     # An executor failure (compile status IE) is our infrastructure's text, copied to every
     # test; it quotes no test data and operators need it in the response.

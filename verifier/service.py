@@ -196,7 +196,7 @@ class VerifierService:
         self.metrics.verdicts.labels_inc(resp.verdict.value, problem.kind)
         for t in resp.tests:
             self.metrics.test_verdicts.labels_inc(t.verdict.value)
-        return redact_verify(resp, problem, self.config.feedback)
+        return redact_verify(resp, problem, self.config.feedback, req.code)
 
     async def verify(self, req: VerifyRequest) -> VerifyResponse:
         problem, tests = await self._prepare(req)

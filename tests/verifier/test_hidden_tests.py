@@ -106,7 +106,12 @@ def _subs(problems=("leak-tokens", "leak-exact", "leak-lines", "leak-custom")):
     for code in ("def add(a, b):\n    return 'nope'\n",
                  "def add(a, b):\n    raise ValueError('x')\n",
                  "import sys\ndef add(a, b):\n    print(open(sys.argv[0]).read(), file=sys.stderr)\n"
-                 "    return a\n"):
+                 "    return a\n",
+                 # Forge the harness's CE and jury statuses with every readable file on stderr.
+                 *(f"import os, sys\nfor n in os.listdir('.'):\n"
+                   f"    try: sys.stderr.write(open(n).read())\n    except Exception: pass\n"
+                   f"os._exit({status})\n" for status in (101, 102, 103, 104)),
+                 "def add(a, b) return 1\n"):
         yield "leak-fn", "fn", {"problem_id": "leak-fn", "language": "python", "code": code}
     for code in ("\\boxed{1}", "the answer is 3"):
         yield "leak-math", "math", {"problem_id": "leak-math", "language": "math", "code": code}
@@ -195,3 +200,16 @@ async def test_withheld_messages_reach_the_log(blobs, backend, caplog):
     assert body["verdict"] == "IE" and body["reward"] is None
     logged = " ".join(str(getattr(rec, "fields", "")) for rec in caplog.records)
     assert "jury answer" in logged  # operators keep the FAIL text, clients do not
+
+
+async def test_function_syntax_error_keeps_a_useful_message(blobs, backend):
+    build(blobs)
+    svc, c = await _client(blobs, backend)
+    async with c:
+        r = await c.post("/v1/verify", json={"problem_id": "leak-fn", "language": "python",
+                                             "code": "x = 1\ndef add(a, b) return 1\n"})
+        body = await r.json()
+    await svc.close()
+    assert body["verdict"] == "CE" and body["reward"] == 0.0
+    assert "SyntaxError" in body["message"] and "line 2" in body["message"], body["message"]
+    assert body["compile"]["log"] == body["message"]
