@@ -111,6 +111,9 @@ class _ProblemBase(_Model):
     difficulty: str | None = Field(None, description="e.g. beginner / intermediate / hard.")
     split: Split | None = Field(None, description="RL split: train or heldout.")
     source: str | None = Field(None, description="Where the problem came from.")
+    feedback: Literal["samples", "all"] = Field(
+        "samples", description="Verdict messages returned in full: 'samples' (default; hidden "
+        "tests get a verdict-level summary only) or 'all' (a public practice set).")
 
     @field_validator("schema_version")
     @classmethod

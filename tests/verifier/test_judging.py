@@ -80,7 +80,11 @@ async def test_custom_checker_exit_codes(service):
     assert r.verdict == "PE"
     # exit 3 (FAIL) is the jury's failure: IE and no reward, never WA.
     r = await service.verify(req("sum-custom", code="print('FAIL')"))
+    assert r.verdict == "IE" and r.reward is None and "jury is confused" not in r.message
+    service.config.feedback = "all"  # a deployment that returns checker text in full
+    r = await service.verify(req("sum-custom", code="print('FAIL')"))
     assert r.verdict == "IE" and r.reward is None and "FAIL" in r.message
+    service.config.feedback = "samples"
     # exit 7: partial points (0.5 of each test's points).
     r = await service.verify(req("sum-custom", code="print('HALF')", reward="points"))
     assert r.reward == pytest.approx(0.5) and r.verdict == "WA"
@@ -94,7 +98,11 @@ async def test_function_problem_asserts(service):
     re_ = await service.verify(req("add-fn", code="def add(a, b):\n    return a + b + None\n"))
     assert re_.verdict == "RE"
     missing = await service.verify(req("add-fn", code="def plus(a, b):\n    return a + b\n"))
+    assert missing.verdict == "RE" and missing.tests[0].message.startswith("runtime error")
+    service.config.feedback = "all"
+    missing = await service.verify(req("add-fn", code="def plus(a, b):\n    return a + b\n"))
     assert missing.verdict == "RE" and "add" in missing.tests[0].message
+    service.config.feedback = "samples"
     ce = await service.verify(req("add-fn", code="def add(a, b) return\n"))
     assert ce.verdict == "CE" and ce.reward == 0.0
 
