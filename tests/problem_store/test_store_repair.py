@@ -170,6 +170,8 @@ async def test_get_problems_lists_the_others_and_the_broken_ids(tmp_path):
                                                              "half-plus-third"}
             r = await c.get("/v1/problems/sum")  # the others stay reachable one by one too
             assert r.status == 200
+            r = await c.get("/v1/problems/bad")  # ours, not the client's: 500, not 404 or 503
+            assert r.status == 500 and (await r.json())["error"] == "internal_error"
     finally:
         await svc.close()
 
