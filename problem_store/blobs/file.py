@@ -196,15 +196,7 @@ class FileBlobStore(BlobStore):
         return self._objects / key
 
     def put_object(self, key: str, data: bytes) -> None:
-        path = self._object_path(key)
-        tmp = self._write_temp(path.parent, data)
-        try:
-            os.replace(tmp, path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        if self.fsync:
-            _fsync_dir(path.parent)
+        self._replace(self._object_path(key), data)
 
     def get_object(self, key: str) -> bytes | None:
         try:
