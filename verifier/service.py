@@ -34,13 +34,14 @@ from verifier.judging.function import FunctionJudge
 from verifier.judging.judge import Judge
 from verifier.judging.math import judge_math
 from verifier.judging.stdio import StdioJudge, run_custom_checker, run_limits
+from verifier.judging.verdicts import fill_points
 from verifier.metrics import Metrics
 from verifier.redact import redact_check, redact_verify
 from verifier.store_access import require_links, store_call
 from verifier.models import (BatchVerifyRequest, BatchVerifyResponse, CheckRequest, CheckResponse,
                              CheckResult, CompileInfo, ExecuteRequest, ExecuteResponse, ExecuteRun,
                              MathVerifyRequest, MathVerifyResponse, ProblemDetail, ProblemList,
-                             ProblemSummary, Verdict, VerifyRequest, VerifyResponse)
+                             ProblemSummary, TestVerdict, Verdict, VerifyRequest, VerifyResponse)
 
 log = logging.getLogger("verifier.service")
 
@@ -309,9 +310,14 @@ class VerifierService:
                 async with ticket.slot():
                     return await run_custom_checker(self.backend, req.checker.binary, jobs)
             outcomes = await self._deadline(run())
-        return CheckResponse(results=redact_check(
-            [CheckResult(name=j.name, verdict=Verdict(o.verdict), message=o.message, points=o.points)
-             for j, o in zip(jobs, outcomes)], self.config.feedback))
+        results = []
+        for j, o in zip(jobs, outcomes):
+            # An item carries no worth: points are judged as for a test worth 1 (fill_points).
+            tv = TestVerdict(name=j.name, verdict=Verdict(o.verdict), message=o.message)
+            fill_points(tv, None, o.points)
+            results.append(CheckResult(name=j.name, verdict=tv.verdict, message=tv.message,
+                                       points=o.points))
+        return CheckResponse(results=redact_check(results, self.config.feedback))
 
     async def math_verify(self, req: MathVerifyRequest) -> MathVerifyResponse:
         with self._reserve(1) as ticket:

@@ -3,13 +3,15 @@
 We read what a full package ships and run nothing, and nothing outside the package
 directory (``read_inside``: symlinks may point only inside it): generated tests and answers must be
 present as files (Polygon's "full" package, or after running its ``doall.sh``). A
-standard checker (``std::wcmp.cpp``...) maps to the built-in comparator with the same
-semantics; any other checker is compiled from its source with the package's own headers
-(its ``testlib.h``), never a copy of ours.
+standard checker (``std::wcmp.cpp``...) maps to the built-in of the same name where that
+built-in has exactly testlib's verdicts and the package's testlib.h is a version it was
+checked against; any other checker, ``std::`` or not, is compiled from the source the package
+ships, with the package's own headers (its ``testlib.h``), never a copy of ours.
 """
 
 from __future__ import annotations
 
+import re
 import xml.parsers.expat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,22 +22,14 @@ from problem_store.importers.limits import memory_mb_from_bytes
 
 PROBLEM_FILE = "problem.xml"
 
-# testlib's standard checkers -> our built-ins with the same semantics.
-STD_CHECKERS: dict[str, dict] = {
-    "wcmp": {"name": "tokens"},
-    "ncmp": {"name": "integers"},
-    "hcmp": {"name": "integers"},
-    "lcmp": {"name": "lines"},
-    "fcmp": {"name": "lines"},
-    "uncmp": {"name": "unordered"},
-    "yesno": {"name": "yesno"},
-    "nyesno": {"name": "tokens", "case_sensitive": False},
-    "rcmp": {"name": "floats", "abs_tol": 1.5e-6, "rel_tol": 1.5e-6},
-    "acmp": {"name": "floats", "abs_tol": 1.5e-6, "rel_tol": 0.0},
-    "rcmp4": {"name": "floats", "abs_tol": 1e-4, "rel_tol": 1e-4},
-    "rcmp6": {"name": "floats", "abs_tol": 1e-6, "rel_tol": 1e-6},
-    "rcmp9": {"name": "floats", "abs_tol": 1e-9, "rel_tol": 1e-9},
-}
+# testlib's stock checkers that a built-in reproduces verdict for verdict
+# (verifier/checkers/stock.py); every other std:: name is compiled from the package's source.
+STD_BUILTINS = frozenset({"wcmp", "ncmp", "icmp", "hcmp", "lcmp", "fcmp", "yesno", "nyesno",
+                          "rcmp4", "rcmp6", "rcmp9", "dcmp"})
+# testlib.h versions whose readers the built-ins were checked against (differential tests);
+# a package with another testlib.h gets its shipped checker compiled, whatever the name.
+STAND_IN_TESTLIB_VERSIONS = frozenset({"0.9.44"})
+_VERSION_RE = re.compile(rb'^\s*#\s*define\s+VERSION\s+"([^"]*)"', re.MULTILINE)
 
 
 @dataclass
@@ -198,12 +192,7 @@ def _checker(d: Path, root: Node, draft: Draft) -> dict:
     if node is not None:
         draft.line_map[("checker",)] = node.line
     name = node.attrib.get("name", "") if node is not None else ""
-    if name.startswith("std::"):
-        std = name[len("std::"):].removesuffix(".cpp")
-        if std not in STD_CHECKERS:
-            raise ImportFailure(f"unknown standard checker {name!r} (known: "
-                                f"{', '.join(sorted(STD_CHECKERS))})", xml_path, node.line)
-        return {"type": "builtin", **STD_CHECKERS[std]}
+    std = name[len("std::"):].removesuffix(".cpp") if name.startswith("std::") else None
     src_rel = None
     if node is not None:
         src = node.find("source")
@@ -211,13 +200,19 @@ def _checker(d: Path, root: Node, draft: Draft) -> dict:
             src_rel = src.attrib["path"]
     if src_rel is None:
         src_rel = next((p for p in ("files/check.cpp", "check.cpp") if (d / p).is_file()), None)
-    if src_rel is None:
+    line = node.line if node is not None else None
+    src_path = inside(d, src_rel, origin=xml_path, line=line, what="checker source") if src_rel else None
+    if std in STD_BUILTINS and (src_path is None or _testlib_version(d, src_path) in STAND_IN_TESTLIB_VERSIONS):
+        return {"type": "builtin", "name": std}
+    if src_path is None:
+        if std is not None:
+            raise ImportFailure(f"standard checker {name!r} has no built-in with testlib's exact verdicts "
+                                f"(those are: {', '.join(sorted(STD_BUILTINS))}) and the package ships no "
+                                f"checker source: add it as files/check.cpp", xml_path, line)
         if node is not None:
             raise ImportFailure("<checker> names neither a std:: checker nor a <source path=...>",
-                                xml_path, node.line)
+                                xml_path, line)
         return {"type": "builtin", "name": "tokens"}
-    line = node.line if node is not None else None
-    src_path = inside(d, src_rel, origin=xml_path, line=line, what="checker source")
     if not src_path.is_file():
         raise ImportFailure(f"checker source {src_path} not found", xml_path, line)
     # The package's own headers: every .h beside the checker and in files/ (testlib.h first of all).
@@ -236,3 +231,13 @@ def _checker(d: Path, root: Node, draft: Draft) -> dict:
         "source": draft.add_blob(source),
         "headers": {n: draft.add_blob(b) for n, b in sorted(headers.items())},
     }
+
+
+def _testlib_version(d: Path, src_path: Path) -> str | None:
+    """The VERSION a package's testlib.h declares (beside the checker, else in files/)."""
+    for folder in (src_path.parent, d / "files", d):
+        h = folder / "testlib.h"
+        if h.is_file() and not h.is_symlink():
+            m = _VERSION_RE.search(h.read_bytes()[:1 << 20])
+            return m.group(1).decode("ascii", "replace") if m else None
+    return None
