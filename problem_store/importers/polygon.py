@@ -29,6 +29,9 @@ STD_BUILTINS = frozenset({"wcmp", "ncmp", "icmp", "hcmp", "lcmp", "fcmp", "yesno
 # testlib.h versions whose readers the built-ins were checked against (differential tests);
 # a package with another testlib.h gets its shipped checker compiled, whatever the name.
 STAND_IN_TESTLIB_VERSIONS = frozenset({"0.9.44"})
+# Every checker testlib ships (its checkers/ folder): the names a Polygon std:: can take.
+STD_NAMES = STD_BUILTINS | {"acmp", "caseicmp", "casencmp", "casewcmp", "pointscmp", "pointsinfo",
+                            "rcmp", "rncmp", "uncmp"}
 _VERSION_RE = re.compile(rb'^\s*#\s*define\s+VERSION\s+"([^"]*)"', re.MULTILINE)
 
 
@@ -198,7 +201,9 @@ def _checker(d: Path, root: Node, draft: Draft) -> dict:
         src = node.find("source")
         if src is not None and src.attrib.get("path"):
             src_rel = src.attrib["path"]
-    if src_rel is None:
+    if src_rel is None and std is None:
+        # A std:: checker's source is only ever the one its <source> names: a stray
+        # files/check.cpp may be another checker.
         src_rel = next((p for p in ("files/check.cpp", "check.cpp") if (d / p).is_file()), None)
     line = node.line if node is not None else None
     src_path = inside(d, src_rel, origin=xml_path, line=line, what="checker source") if src_rel else None
@@ -206,9 +211,10 @@ def _checker(d: Path, root: Node, draft: Draft) -> dict:
         return {"type": "builtin", "name": std}
     if src_path is None:
         if std is not None:
-            raise ImportFailure(f"standard checker {name!r} has no built-in with testlib's exact verdicts "
-                                f"(those are: {', '.join(sorted(STD_BUILTINS))}) and the package ships no "
-                                f"checker source: add it as files/check.cpp", xml_path, line)
+            what = "unknown standard checker" if std not in STD_NAMES else "standard checker"
+            raise ImportFailure(f"{what} {name!r} has no built-in with testlib's exact verdicts "
+                                f"(those are: {', '.join(sorted(STD_BUILTINS))}) and <checker> names no "
+                                f"<source path=...>: add the checker's source to the package", xml_path, line)
         if node is not None:
             raise ImportFailure("<checker> names neither a std:: checker nor a <source path=...>",
                                 xml_path, line)
