@@ -30,6 +30,8 @@ MAX_TOKEN = 32 * 1024 * 1024
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 _BLANKS = frozenset(b" \t\r\n")
+_BLANK_RUN = re.compile(rb"[ \t\r\n]*")
+_TOKEN_RUN = re.compile(rb"[^ \t\r\n]*")
 _DOUBLE_CHARS = re.compile(rb"^[0-9.eE+-]*$")
 # What glibc's %lf consumes of a token made of those characters; the rest must be empty.
 _DOUBLE = re.compile(rb"^([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))(?:[eE]([+-]?[0-9]*))?$")
@@ -79,8 +81,8 @@ class Stream:
 
     # -- testlib's reading primitives ------------------------------------------------------
     def skip_blanks(self) -> None:
-        while self._cur() in _BLANKS:
-            self.pos += 1
+        if self.pos < len(self.data):
+            self.pos = _BLANK_RUN.match(self.data, self.pos).end()
 
     def eof(self) -> bool:
         return self.pos >= len(self.data)
@@ -91,19 +93,30 @@ class Stream:
 
     def read_word(self) -> bytes:
         self.skip_blanks()
-        start = self.pos
-        if self._cur() == EOF:
+        if self.eof():
             raise self.quit("PE", "Unexpected end of file - token expected")
-        end = start
-        n = len(self.data)
-        while end < n and self.data[end] not in _BLANKS:
-            end += 1
-        if end - start > MAX_TOKEN:
+        end = _TOKEN_RUN.match(self.data, self.pos).end()
+        if end - self.pos > MAX_TOKEN:
             raise self.quit("PE", f"Length of token exceeds {MAX_TOKEN}")
+        token = self.data[self.pos:end]
         self.pos = end
-        return self.data[start:end]
+        return token
 
     def read_line(self) -> bytes:
+        # Fast path: no CR in the line except one just before its LF.
+        data, pos = self.data, self.pos
+        if pos <= len(data):
+            lf = data.find(b"\n", pos)
+            end = lf if lf >= 0 else len(data)
+            line = data[pos:end]
+            if lf >= 0 and line.endswith(b"\r"):
+                line = line[:-1]
+            if b"\r" not in line and not (lf < 0 and data.endswith(b"\r", pos)):
+                self.pos = end + 1  # past the LF, or one past EOF as the character loop leaves it
+                return line
+        return self._read_line_slowly()
+
+    def _read_line_slowly(self) -> bytes:
         out = bytearray()
         while True:
             c = self._cur()
