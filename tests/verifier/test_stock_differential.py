@@ -11,6 +11,7 @@ checker run (verifier.checkers.custom.outcome_of).
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
@@ -88,6 +89,20 @@ def workdir():
 
 @pytest.fixture(scope="module")
 def binaries(reference_dir, workdir) -> dict[str, Path]:
+    # Built reference checkers are kept beside the fetched testlib (not in the user's cache),
+    # so later runs skip the minute of compiling.
+    old = os.environ.get("OUBLIETTE_CHECKER_CACHE")
+    os.environ["OUBLIETTE_CHECKER_CACHE"] = str(reference_dir / "built")
+    try:
+        return _build_all(reference_dir, workdir)
+    finally:
+        if old is None:
+            os.environ.pop("OUBLIETTE_CHECKER_CACHE", None)
+        else:
+            os.environ["OUBLIETTE_CHECKER_CACHE"] = old
+
+
+def _build_all(reference_dir: Path, workdir: Path) -> dict[str, Path]:
     header = (reference_dir / "testlib.h").read_bytes()
 
     def build(name: str) -> Path:
