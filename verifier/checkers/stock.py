@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from typing import Callable
 
-from verifier.checkers.testlib_stream import Quit, Stream, double_compare, part
+from verifier.checkers.testlib_stream import Quit, Stream, TokenStream, double_compare, part
 
-Checker = Callable[[Stream, Stream], str]
+Reader = Stream | TokenStream
+Checker = Callable[[Reader, Reader], str]
 
 
 def _ending(n: int) -> str:
@@ -31,7 +32,7 @@ def _ending(n: int) -> str:
     return "th"
 
 
-def wcmp(ouf: Stream, ans: Stream) -> str:
+def wcmp(ouf: Reader, ans: Reader) -> str:
     n = 0
     while not ans.seek_eof() and not ouf.seek_eof():
         n += 1
@@ -45,7 +46,7 @@ def wcmp(ouf: Stream, ans: Stream) -> str:
     raise Quit("WA", "Unexpected EOF in the participants output")
 
 
-def ncmp(ouf: Stream, ans: Stream) -> str:
+def ncmp(ouf: Reader, ans: Reader) -> str:
     n = 0
     while not ans.seek_eof() and not ouf.seek_eof():
         n += 1
@@ -68,7 +69,7 @@ def ncmp(ouf: Stream, ans: Stream) -> str:
     return f"{n} numbers"
 
 
-def icmp(ouf: Stream, ans: Stream) -> str:
+def icmp(ouf: Reader, ans: Reader) -> str:
     j = ans.read_int()
     p = ouf.read_int()
     if j != p:
@@ -76,7 +77,7 @@ def icmp(ouf: Stream, ans: Stream) -> str:
     return f"answer is {j}"
 
 
-def hcmp(ouf: Stream, ans: Stream) -> str:
+def hcmp(ouf: Reader, ans: Reader) -> str:
     j, p = ans.read_word(), ouf.read_word()
     if not _huge_integer(j):
         raise Quit("FAIL", f"{part(j)} is not valid integer")
@@ -127,7 +128,7 @@ def _upper(token: bytes) -> bytes:
     return bytes(c - 32 if 0x61 <= c <= 0x7A else c for c in token)  # ASCII only, as testlib
 
 
-def yesno(ouf: Stream, ans: Stream) -> str:
+def yesno(ouf: Reader, ans: Reader) -> str:
     j = _upper(ans.read_word())
     p = _upper(ouf.read_word())
     if j not in (b"YES", b"NO"):
@@ -139,7 +140,7 @@ def yesno(ouf: Stream, ans: Stream) -> str:
     return f"answer is {part(j)}"
 
 
-def nyesno(ouf: Stream, ans: Stream) -> str:
+def nyesno(ouf: Reader, ans: Reader) -> str:
     n = 0
     while not ans.seek_eof() and not ouf.seek_eof():
         n += 1
@@ -168,7 +169,7 @@ def nyesno(ouf: Stream, ans: Stream) -> str:
 
 
 def _doubles(eps: float) -> Checker:
-    def check(ouf: Stream, ans: Stream) -> str:
+    def check(ouf: Reader, ans: Reader) -> str:
         n = 0
         while not ans.seek_eof():
             n += 1
@@ -179,7 +180,7 @@ def _doubles(eps: float) -> Checker:
     return check
 
 
-def dcmp(ouf: Stream, ans: Stream) -> str:
+def dcmp(ouf: Reader, ans: Reader) -> str:
     j, p = ans.read_double(), ouf.read_double()
     if not double_compare(j, p, 1e-6):
         raise Quit("WA", f"expected {j:.10f}, found {p:.10f}")
@@ -201,12 +202,17 @@ STOCK: dict[str, Checker] = {
     "dcmp": dcmp,
 }
 
+# Checkers that read lines need the byte-level reader; the others read tokens only.
+LINE_CHECKERS = frozenset({"lcmp", "fcmp"})
 _VERDICT = {"OK": "AC", "WA": "WA", "PE": "PE", "FAIL": "IE"}
 
 
-def judge(name: str, output: bytes, answer: bytes) -> tuple[str, str]:
-    """(verdict, message) of stock checker ``name`` on one output: AC, WA, PE or IE."""
-    ouf, ans = Stream(output, "ouf"), Stream(answer, "ans")
+def judge(name: str, output: bytes, answer: bytes, *, reader: type | None = None) -> tuple[str, str]:
+    """(verdict, message) of stock checker ``name`` on one output: AC, WA, PE or IE.
+
+    ``reader`` forces a reader class (tests check both give the same verdicts)."""
+    cls = reader or (Stream if name in LINE_CHECKERS else TokenStream)
+    ouf, ans = cls(output, "ouf"), cls(answer, "ans")
     try:
         message = STOCK[name](ouf, ans)
         # testlib's quit(_ok): output left unread makes it PE ("dirt").

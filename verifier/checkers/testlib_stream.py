@@ -32,6 +32,7 @@ INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 _BLANKS = frozenset(b" \t\r\n")
 _BLANK_RUN = re.compile(rb"[ \t\r\n]*")
 _TOKEN_RUN = re.compile(rb"[^ \t\r\n]*")
+_TOKEN_FIND = re.compile(rb"[^ \t\r\n]+")
 _DOUBLE_CHARS = re.compile(rb"^[0-9.eE+-]*$")
 # What glibc's %lf consumes of a token made of those characters; the rest must be empty.
 _DOUBLE = re.compile(rb"^([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))(?:[eE]([+-]?[0-9]*))?$")
@@ -53,7 +54,74 @@ def part(token: bytes) -> str:
     return text if len(text) <= 64 else text[:30] + "..." + text[-31:]
 
 
-class Stream:
+class _Reader:
+    """testlib's typed reads on top of ``seek_eof`` and ``read_word``."""
+
+    role: str
+
+    def seek_eof(self) -> bool:
+        raise NotImplementedError
+
+    def read_word(self) -> bytes:
+        raise NotImplementedError
+
+    def quit(self, result: str, message: str) -> Quit:
+        # A problem found in the jury's files is the jury's, whatever the checker asked for.
+        return Quit("FAIL" if self.role == "ans" else result, message)
+
+    def read_long(self, what: str = "integer") -> int:
+        if self.seek_eof():
+            raise self.quit("PE", "Unexpected end of file - int64 expected")
+        token = self.read_word()
+        value = parse_long(token)
+        if value is None:
+            raise self.quit("PE", f'Expected {what}, but "{part(token)}" found')
+        return value
+
+    def read_int(self) -> int:
+        if self.seek_eof():
+            raise self.quit("PE", "Unexpected end of file - int32 expected")
+        token = self.read_word()
+        value = parse_long(token)
+        if value is None or not INT32_MIN <= value <= INT32_MAX:
+            raise self.quit("PE", f'Expected int32, but "{part(token)}" found')
+        return value
+
+    def read_double(self) -> float:
+        if self.seek_eof():
+            raise self.quit("PE", "Unexpected end of file - double expected")
+        token = self.read_word()
+        value = parse_double(token)
+        if value is None:
+            raise self.quit("PE", f'Expected double, but "{part(token)}" found')
+        return value
+
+
+class TokenStream(_Reader):
+    """The same reader for checkers that only ever read tokens: the file is split once (in C)
+    instead of scanned token by token; verdicts are the same (differential tests run both)."""
+
+    def __init__(self, data: bytes, role: str):
+        if role == "ouf" and data.startswith(_BOM):
+            data = data[len(_BOM):]
+        self.tokens = _TOKEN_FIND.findall(data)
+        self.index = 0
+        self.role = role
+
+    def seek_eof(self) -> bool:
+        return self.index >= len(self.tokens)
+
+    def read_word(self) -> bytes:
+        if self.index >= len(self.tokens):
+            raise self.quit("PE", "Unexpected end of file - token expected")
+        token = self.tokens[self.index]
+        if len(token) > MAX_TOKEN:
+            raise self.quit("PE", f"Length of token exceeds {MAX_TOKEN}")
+        self.index += 1
+        return token
+
+
+class Stream(_Reader):
     """One of the checker's files; ``role`` is "ouf" (the contestant's) or "ans" (the jury's)."""
 
     def __init__(self, data: bytes, role: str):
@@ -74,10 +142,6 @@ class Stream:
 
     def _unread(self) -> None:
         self.pos -= 1
-
-    def quit(self, result: str, message: str) -> Quit:
-        # A problem found in the jury's files is the jury's, whatever the checker asked for.
-        return Quit("FAIL" if self.role == "ans" else result, message)
 
     # -- testlib's reading primitives ------------------------------------------------------
     def skip_blanks(self) -> None:
@@ -142,34 +206,6 @@ class Stream:
             self._unread()
         self._unread()
         return False
-
-    def read_long(self, what: str = "integer") -> int:
-        if self.seek_eof():
-            raise self.quit("PE", "Unexpected end of file - int64 expected")
-        token = self.read_word()
-        value = parse_long(token)
-        if value is None:
-            raise self.quit("PE", f'Expected {what}, but "{part(token)}" found')
-        return value
-
-    def read_int(self) -> int:
-        if self.seek_eof():
-            raise self.quit("PE", "Unexpected end of file - int32 expected")
-        token = self.read_word()
-        value = parse_long(token)
-        if value is None or not INT32_MIN <= value <= INT32_MAX:
-            raise self.quit("PE", f'Expected int32, but "{part(token)}" found')
-        return value
-
-    def read_double(self) -> float:
-        if self.seek_eof():
-            raise self.quit("PE", "Unexpected end of file - double expected")
-        token = self.read_word()
-        value = parse_double(token)
-        if value is None:
-            raise self.quit("PE", f'Expected double, but "{part(token)}" found')
-        return value
-
 
 def parse_long(token: bytes) -> int | None:
     """testlib's stringToLongLong, or None where it reports a format error."""
