@@ -27,7 +27,9 @@ from tests.verifier import testlib_reference
 from tests.verifier.output_variants import variants
 from verifier.checkers.builtin import check_builtin
 from verifier.checkers.custom import outcome_of
+from verifier.checkers import stock
 from verifier.checkers.stock import STOCK
+from verifier.checkers.testlib_stream import Stream
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is needed to build the reference")
 
@@ -146,6 +148,9 @@ def _differential(name: str, binary: Path, workdir: Path, stride: int) -> None:
         label, output, answer = todo[k]
         want = _run_reference(binary, workdir / name / str(k), output, answer)
         got = check_builtin(BuiltinChecker(name=name), output, answer)
+        if name not in stock.LINE_CHECKERS:
+            # The whole-file token split and the byte-level reader must agree too.
+            assert stock.judge(name, output, answer, reader=Stream)[0] == got.verdict, (label, output)
         return label, output, want, got
 
     with ThreadPoolExecutor(max_workers=4) as pool:
