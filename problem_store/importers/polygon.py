@@ -243,7 +243,7 @@ def _testlib_version(d: Path, src_path: Path) -> str | None:
     """The VERSION a package's testlib.h declares (beside the checker, else in files/)."""
     for folder in (src_path.parent, d / "files", d):
         h = folder / "testlib.h"
-        if h.is_file() and not h.is_symlink():
-            m = _VERSION_RE.search(h.read_bytes()[:1 << 20])
+        if h.is_file():
+            m = _VERSION_RE.search(read_inside(d, h, "checker header"))
             return m.group(1).decode("ascii", "replace") if m else None
     return None
