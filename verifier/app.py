@@ -18,6 +18,7 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
 from verifier import models as m
+from verifier.clients import identify_middleware
 from verifier.docs_page import DOCS_HTML
 from verifier.errors import NotReady, RequestError, Unauthorized, UnknownProblem
 from verifier.http_errors import error_response, from_request_error, from_validation_error
@@ -160,7 +161,8 @@ def create_app(service: VerifierService, *, manage_service: bool = True) -> web.
     """Build the app; with ``manage_service`` the app starts/closes the service with itself."""
     cfg = service.config
     app = web.Application(client_max_size=cfg.max_body_bytes,
-                          middlewares=[observe, _auth_middleware(cfg.auth_token)])
+                          middlewares=[observe, _auth_middleware(cfg.auth_token),
+                                       identify_middleware()])
     app[SERVICE_KEY] = service
     app[OPENAPI_KEY] = build_openapi()
     h = Handlers(service)

@@ -15,7 +15,10 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from verifier.work_classes import WorkConfig
+
 ENV_PREFIX = "VERIFIER_"
+_JSON_FIELDS = ("backend_options", "work_classes")  # given as JSON in the environment
 
 
 class VerifierConfig(BaseModel):
@@ -53,6 +56,9 @@ class VerifierConfig(BaseModel):
         None, description="If set, every /v1 request needs 'Authorization: Bearer <token>'.")
     shutdown_grace_s: float = Field(
         30.0, ge=0, description="On SIGTERM, how long in-flight requests may take to finish.")
+    work_classes: WorkConfig = Field(
+        default_factory=WorkConfig, description="Fair admission (per-client lines, weights, "
+        "per-client cap) and the bounds of the math, store and request work classes.")
     self_test: bool = Field(True, description="Run a tiny program through the backend at start.")
     log_level: str = Field("INFO", description="Python logging level name.")
 
@@ -71,7 +77,7 @@ class VerifierConfig(BaseModel):
             raw = env.get(ENV_PREFIX + name.upper())
             if raw is None:
                 continue
-            if name == "backend_options":
+            if name in _JSON_FIELDS:
                 data[name] = json.loads(raw)
             else:
                 data[name] = raw

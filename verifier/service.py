@@ -19,7 +19,6 @@ from problem_store.blobs.base import BlobStore, StoreError
 from problem_store.manifest import FunctionProblem, LINK_RE, MathProblem, StdioProblem
 from sandboxes.backends.base import SandboxBackend
 from sandboxes.types import Blob, RunSpec, Status
-from verifier.admission import Admission
 from verifier.checkers.builtin import check_builtin
 from verifier.checkers.custom import CheckJob
 from verifier.config import VerifierConfig
@@ -37,6 +36,7 @@ from verifier.models import (BatchVerifyRequest, BatchVerifyResponse, CheckReque
                              CheckResult, CompileInfo, ExecuteRequest, ExecuteResponse, ExecuteRun,
                              MathVerifyRequest, MathVerifyResponse, ProblemDetail, ProblemList,
                              ProblemSummary, Verdict, VerifyRequest, VerifyResponse)
+from verifier.work_classes import MetricsBlock, WorkClasses
 
 log = logging.getLogger("verifier.service")
 
@@ -48,6 +48,10 @@ def submission_languages() -> list[str]:
         return sorted(n for n in LANGUAGES if n != "binary")
     except ImportError:  # pragma: no cover - the sandboxes package always ships it
         return ["c", "cpp", "python"]
+
+
+def _work_class(problem) -> str:
+    return "math" if isinstance(problem, MathProblem) else "code"
 
 
 class VerifierService:
@@ -62,19 +66,28 @@ class VerifierService:
         self.problems = problems or ProblemStore(blobs, cache_size=max(1, config.manifest_cache_entries))
         self.transient = transient or TransientStore(blobs, ttl_s=config.transient_ttl_s)
         self.languages = submission_languages()
-        self.admission = Admission(config.max_inflight, config.queue_size, config.retry_after_s)
+        # Work classes: fair admission for code and math, own bounded threads for math, store
+        # and in-process checks (verifier/work_classes.py); ``admission`` is the code class.
+        self.work = WorkClasses(config.work_classes, max_inflight=config.max_inflight,
+                                queue_size=config.queue_size, retry_after_s=config.retry_after_s)
+        self.admission = self.work.code
         self.metrics = Metrics(self.admission)
+        self.metrics.extra_gauges.append(MetricsBlock(self.work))
         self.compile_cache = CompileCache(config.compile_cache_entries)
-        self.blob_cache = BlobCache(blobs)
+        self.blob_cache = BlobCache(blobs, run=self.work.store.run)
         self.executor = Executor(backend, self.compile_cache, self.metrics)
-        self.judge = Judge(StdioJudge(self.executor, self.blob_cache, self.transient),
-                           FunctionJudge(self.executor), config.math_timeout_s)
+        self.judge = Judge(StdioJudge(self.executor, self.blob_cache, self.transient,
+                                      store_run=self.work.store.run,
+                                      check_run=self.work.request.run),
+                           FunctionJudge(self.executor), config.math_timeout_s,
+                           math_run=self.work.math.run)
         self.started = False
         self.self_test_ok: bool | None = None
         self.self_test_message = ""
 
     # -- life cycle -----------------------------------------------------------------
     async def start(self) -> None:
+        self.work.start_math_pool()
         await self.backend.start()
         self.started = True
         if self.config.self_test:
@@ -83,6 +96,7 @@ class VerifierService:
     async def close(self) -> None:
         self.started = False
         await self.backend.close()
+        self.work.shutdown()
         math = sys.modules.get("verifier.math")
         if math is not None:  # its sympy worker processes must not outlive the service
             await asyncio.to_thread(math.shutdown)
@@ -105,14 +119,18 @@ class VerifierService:
         detail: dict = {"backend": getattr(self.backend, "name", "?"), "backend_started": self.started,
                         "self_test": self.self_test_message or "not run"}
         try:
-            await asyncio.wait_for(asyncio.to_thread(
+            await asyncio.wait_for(self.work.store.run(
                 lambda: next(iter(self.blobs.list_objects("problems/")), None)), timeout=5.0)
             detail["store"] = "ok"
             store_ok = True
         except Exception as exc:  # noqa: BLE001 - readiness reports, never raises
             detail["store"] = f"unreachable: {exc!r}"[:300]
             store_ok = False
-        ok = store_ok and self.started and self.self_test_ok is not False
+        detail["work_classes"] = self.work.report()
+        saturated = self.work.blocking()
+        if saturated:
+            detail["saturated"] = saturated
+        ok = store_ok and not saturated and self.started and self.self_test_ok is not False
         return ok, detail
 
     # -- verification ---------------------------------------------------------------
@@ -126,7 +144,7 @@ class VerifierService:
 
     async def _load(self, problem_id: str):
         try:
-            return await asyncio.to_thread(self.problems.get, problem_id)
+            return await self.work.store.run(self.problems.get, problem_id)
         except KeyError:
             raise UnknownProblem(f"unknown problem: {problem_id!r}") from None
 
@@ -178,9 +196,10 @@ class VerifierService:
 
     async def verify(self, req: VerifyRequest) -> VerifyResponse:
         problem, tests = await self._prepare(req)
-        with self._reserve(1) as ticket:
+        work_class = _work_class(problem)
+        with self._reserve({work_class: 1}) as ticket:
             async def run():
-                async with ticket.slot():
+                async with ticket.slot(work_class):
                     return await self._judge_one(problem, tests, req)
             return await self._deadline(run())
 
@@ -190,9 +209,10 @@ class VerifierService:
             raise TooLarge(f"submissions: {n} in one batch, over the limit of "
                            f"{self.config.max_batch_submissions}")
         prepared = [await self._prepare(s, f"submissions[{i}].") for i, s in enumerate(req.submissions)]
-        with self._reserve(n) as ticket:
+        classes = [_work_class(p) for p, _ in prepared]
+        with self._reserve({c: classes.count(c) for c in set(classes)}) as ticket:
             async def one(i: int) -> VerifyResponse:
-                async with ticket.slot():
+                async with ticket.slot(classes[i]):
                     problem, tests = prepared[i]
                     return await self._judge_one(problem, tests, req.submissions[i])
 
@@ -201,9 +221,9 @@ class VerifierService:
             results = await self._deadline(run())
         return BatchVerifyResponse(results=list(results))
 
-    def _reserve(self, units: int):
+    def _reserve(self, units: dict[str, int]):
         try:
-            return self.admission.reserve(units)
+            return self.work.reserve(units)
         except RequestError:
             self.metrics.rejected.inc()
             raise
@@ -222,7 +242,7 @@ class VerifierService:
             raise InvalidRequest("inputs: names must be unique")
         limits = run_limits(req.limits)
         specs = [RunSpec(id=r.name, stdin=Blob(link=r.input), limits=limits) for r in req.inputs]
-        with self._reserve(1) as ticket:
+        with self._reserve({"code": 1}) as ticket:
             async def run():
                 async with ticket.slot():
                     return await self.executor.run(req.language, req.code, specs,
@@ -237,7 +257,7 @@ class VerifierService:
             key = None
             if r.status == Status.OK and not r.skipped:
                 data = r.stdout or b""
-                key = await asyncio.to_thread(self.transient.put, data)
+                key = await self.work.store.run(self.transient.put, data)
             runs.append(ExecuteRun(
                 name=r.id, status="SKIPPED" if r.skipped else r.status.value, output=key,
                 output_bytes=r.output_bytes, exit_code=r.exit_code, time_s=round(r.cpu_time_s, 4),
@@ -247,7 +267,7 @@ class VerifierService:
     async def _fetch_ref(self, ref: str, where: str) -> bytes:
         try:
             if ref.startswith("transient://"):
-                return await asyncio.to_thread(self.transient.get, ref)
+                return await self.work.store.run(self.transient.get, ref)
             if LINK_RE.match(ref):
                 return await self.blob_cache.get(ref)
         except ValueError as exc:
@@ -278,7 +298,7 @@ class VerifierService:
         jobs = [CheckJob(it.name, Blob(link=it.input), Blob(data=out),
                          Blob(link=it.answer) if it.answer else None)
                 for it, out in zip(req.items, outputs)]
-        with self._reserve(1) as ticket:
+        with self._reserve({"code": 1}) as ticket:
             async def run():
                 async with ticket.slot():
                     return await run_custom_checker(self.backend, req.checker.binary, jobs)
@@ -288,17 +308,17 @@ class VerifierService:
                                       for j, o in zip(jobs, outcomes)])
 
     async def math_verify(self, req: MathVerifyRequest) -> MathVerifyResponse:
-        with self._reserve(1) as ticket:
+        with self._reserve({"math": 1}) as ticket:
             async def run():
-                async with ticket.slot():
+                async with ticket.slot("math"):
                     return await judge_math(req.gold, req.prediction, self.config.math_timeout_s,
-                                            req.extract)
+                                            req.extract, run=self.work.math.run)
             return await self._deadline(run())
 
     # -- problems -------------------------------------------------------------------
     async def list_problems(self) -> ProblemList:
         try:
-            items = await asyncio.to_thread(self.problems.list)
+            items = await self.work.store.run(self.problems.list)
         except StoreError as exc:
             raise RuntimeError(f"problem store failed: {exc}") from exc
         return ProblemList(problems=[ProblemSummary(id=p.id, kind=p.kind, title=p.title,
