@@ -119,6 +119,8 @@ class VerifierService:
         detail: dict = {"backend": getattr(self.backend, "name", "?"), "backend_started": self.started,
                         "self_test": self.self_test_message or "not run"}
         try:
+            if self.work.store.saturated:  # do not queue a probe behind stuck calls
+                raise RuntimeError("store work class saturated")
             await asyncio.wait_for(self.work.store.run(
                 lambda: next(iter(self.blobs.list_objects("problems/")), None)), timeout=5.0)
             detail["store"] = "ok"
