@@ -228,8 +228,12 @@ async def test_nothing_waits_on_asyncio_default_executor(service):
                                                 "language": "text", "code": "5/6"}),
                      c.post("/v1/verify", json={"problem_id": "sum", "language": "python",
                                                 "code": SUM_AC})]
-            for r in await asyncio.wait_for(asyncio.gather(*calls), GUARD_S):
+            out = await asyncio.wait_for(asyncio.gather(*calls), GUARD_S)
+            for r in out:
                 assert r.status == 200, await r.text()
+            assert (await out[0].json())["equivalent"] is True  # judged, not a backstop timeout
+            assert (await out[3].json())["verdict"] == "AC"
+            assert (await out[4].json())["verdict"] == "AC"
     finally:
         stuck.set()
         await blocker
