@@ -1,7 +1,7 @@
 """Work-class isolation: code judging and store reads while 100 hanging math answers are in flight.
 
     python bench/math_flood.py [--store DIR] [--flood 100] [--code 40] [--reads 200]
-                               [--configs default,nice0]
+                               [--configs default,idle]
 
 Against a real ``verifier serve`` (local sandbox backend, 127.0.0.1) it measures, one after the
 other in the same server: a code client (``POST /v1/verify`` of sum-two, one at a time) and a
@@ -10,8 +10,11 @@ while a flood client keeps ``--flood`` worst-case math answers in flight (answer
 evaluation never ends, each held to the math judge's timeout; 429s resent after Retry-After).
 Prints p50/p99 for each and the flooded/unflooded p99 ratios (target <= 1.5).
 
-``--configs``: ``default`` (sympy workers at nice 10), ``nice0`` (workers at the service's own
-priority, to show what the niceness buys on a small machine).
+``--configs`` (repeat names to alternate): ``default`` (sympy workers at nice 10, a math queue
+holding all 100), ``idle`` (workers under SCHED_IDLE), ``normal`` (workers at the service's
+own priority), ``queue64`` (the default math queue: 36 answers bounce with 429 and are resent
+every second).
+The flood client runs in its own process so that its event loop does not delay the probes.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
+import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -31,7 +36,12 @@ from service_harness import (CODE_BODY, RIGHT, build_sample_store, load_line, pc
 # Each parses (so it reaches sympy) and cannot be evaluated in any budget.
 HANGING = [r"\boxed{10^{10^{10^{10}}}}", r"\boxed{(10^{100})!}", r"\boxed{9^{9^{9^{9}}}}",
            r"The answer is $(10^{10})!!$."]
-CONFIGS = {"default": {}, "nice0": {"math_nice": 0}}
+# math_queue_size 128: all 100 answers wait in the math queue (none bounce with 429);
+# queue64 is the default queue, where 36 of them are refused and resent every second.
+CONFIGS = {"default": {"math_queue_size": 128},
+           "idle": {"math_queue_size": 128, "math_priority": "idle"},
+           "normal": {"math_queue_size": 128, "math_priority": "normal"},
+           "queue64": {}}
 
 
 def _ac(data) -> bool:
@@ -48,10 +58,13 @@ async def probe(url: str, n_code: int, n_reads: int) -> tuple[list[float], list[
     return code, reads
 
 
-async def flooded(url: str, flood: int, n_code: int, n_reads: int) -> dict:
+async def flood_main(url: str, flood: int) -> None:
+    """Keep ``flood`` hanging math answers in flight until stdin says stop; print counts."""
     stop = asyncio.Event()
     stats = {"answered": 0, "refused": 0, "other": {}}
     answers = itertools.cycle(HANGING)
+    loop = asyncio.get_running_loop()
+    loop.run_in_executor(None, lambda: (sys.stdin.readline(), loop.call_soon_threadsafe(stop.set)))
 
     async def flooder(s):
         while not stop.is_set():
@@ -65,21 +78,33 @@ async def flooded(url: str, flood: int, n_code: int, n_reads: int) -> dict:
                 elif r.status == 200:
                     stats["answered"] += 1
                 else:
-                    stats["other"][r.status] = stats["other"].get(r.status, 0) + 1
+                    stats["other"][str(r.status)] = stats["other"].get(str(r.status), 0) + 1
 
     async with session(flood + 8) as s:
         tasks = [asyncio.create_task(flooder(s)) for _ in range(flood)]
-        await asyncio.sleep(3.0)  # workers busy, math queue full
-        async with s.get(url + "/readyz") as r:
-            ready = (r.status, (await r.json()).get("detail", {}))
-        t0 = time.perf_counter()
-        code, reads = await probe(url, n_code, n_reads)
-        window = time.perf_counter() - t0
-        stop.set()
+        await stop.wait()
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-    return {"code": code, "reads": reads, "window_s": window, "flood": stats, "ready": ready}
+    print(json.dumps(stats), flush=True)
+
+
+async def flooded(url: str, flood: int, n_code: int, n_reads: int) -> dict:
+    """The probes while a separate process floods (its event loop must not delay ours)."""
+    proc = subprocess.Popen([sys.executable, __file__, "--flood-url", url, "--flood", str(flood)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        await asyncio.sleep(3.0)  # workers busy, math queue filled
+        async with session() as s:
+            async with s.get(url + "/readyz") as r:
+                ready = (r.status, (await r.json()).get("detail", {}))
+        t0 = time.perf_counter()
+        code, reads = await probe(url, n_code, n_reads)
+        window = time.perf_counter() - t0
+    finally:
+        out, _ = proc.communicate("stop\n", timeout=300)
+    return {"code": code, "reads": reads, "window_s": window, "ready": ready,
+            "flood": json.loads(out.strip().splitlines()[-1])}
 
 
 def main() -> int:
@@ -90,16 +115,25 @@ def main() -> int:
     ap.add_argument("--reads", type=int, default=200)
     ap.add_argument("--max-inflight", type=int, default=2)
     ap.add_argument("--configs", default="default")
+    ap.add_argument("--flood-url", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.flood_url:
+        asyncio.run(flood_main(args.flood_url, args.flood))
+        return 0
     store = build_sample_store(args.store)
     print(f"# {load_line()} (start)")
     for name in args.configs.split(","):
-        work = dict(CONFIGS[name], math_queue_size=max(64, args.flood))
+        work = dict(CONFIGS[name])
         srv = start_server(store, max_inflight=args.max_inflight, queue_size=256, work=work)
         try:
             asyncio.run(probe(srv.url, 5, 5))  # warm: compile cache, manifest cache
-            base_code, base_reads = asyncio.run(probe(srv.url, args.code, args.reads))
+            # unflooded before and after the flood (the machine is shared: its load drifts)
+            base_code, base_reads = asyncio.run(probe(srv.url, args.code // 2, args.reads // 2))
             f = asyncio.run(flooded(srv.url, args.flood, args.code, args.reads))
+            time.sleep(7.0)  # the last hanging answers reach their timeout; the queue empties
+            c2, r2 = asyncio.run(probe(srv.url, args.code - args.code // 2,
+                                       args.reads - args.reads // 2))
+            base_code, base_reads = base_code + c2, base_reads + r2
         finally:
             srv.stop()
         for label, base, fl in (("code /v1/verify", base_code, f["code"]),

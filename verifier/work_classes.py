@@ -5,7 +5,8 @@
 * ``math``: math judging (``/v1/math/verify`` and math problems). Its own fair admission
   (``math_workers`` slots, ``math_queue_size`` places), its own threads (one per sympy worker
   process) and the sympy workers themselves, killed at the answer's timeout and run at a lower
-  CPU priority (``math_nice``) so that answers burning a whole core take CPU from nobody else.
+  CPU priority (``math_priority``) so that answers burning a whole core take little CPU from
+  request handling and sandbox runs.
 * ``store``: problem, blob and transient-store I/O. Its own threads and bounded queue.
 * ``request``: in-process CPU work of a request (built-in checks of large outputs).
 
@@ -46,8 +47,10 @@ class WorkConfig(BaseModel):
         2, ge=1, le=64, description="sympy worker processes = math answers judged at once.")
     math_queue_size: int = Field(
         64, ge=0, le=100_000, description="Math answers allowed to wait; more get 429.")
-    math_nice: int = Field(
-        10, ge=0, le=19, description="CPU niceness of the sympy workers (0: same as the service).")
+    math_priority: Literal["normal", "low", "idle"] = Field(
+        "low", description="CPU priority of the sympy workers: normal (the service's), low "
+        "(nice 10), idle (SCHED_IDLE: only CPU nobody else wants; best isolation, but on a "
+        "saturated machine sympy answers then run into their timeout).")
     store_threads: int = Field(4, ge=1, le=256, description="Threads for store I/O.")
     store_queue_size: int = Field(
         256, ge=0, le=100_000, description="Store calls allowed to wait; more get 503.")
@@ -110,7 +113,9 @@ class WorkClasses:
         from verifier.math import set_pool
         from verifier.math.pool import WorkerPool
 
-        set_pool(WorkerPool(size=self.cfg.math_workers, nice=self.cfg.math_nice))
+        prio = self.cfg.math_priority
+        set_pool(WorkerPool(size=self.cfg.math_workers, nice=10 if prio == "low" else 0,
+                            idle=prio == "idle"))
 
     def reserve(self, units: dict[str, int]) -> ClassTickets:
         """Places in every class named (all or nothing); raises Overloaded/TooLarge."""

@@ -239,3 +239,19 @@ async def test_nothing_waits_on_asyncio_default_executor(service):
         await blocker
         loop.set_default_executor(ThreadPoolExecutor(2))  # the fixture's close() uses one
         pool.shutdown()
+
+
+def test_sympy_workers_run_below_the_service_priority():
+    import os
+
+    from verifier.math.pool import WorkerPool
+
+    pool = WorkerPool(size=1, nice=10, idle=True)
+    try:
+        pool.warm_up()
+        (w,) = pool._workers
+        assert os.getpriority(os.PRIO_PROCESS, w.proc.pid) == 10
+        assert os.sched_getscheduler(w.proc.pid) == os.SCHED_IDLE
+        assert os.sched_getscheduler(0) != os.SCHED_IDLE  # the service itself is untouched
+    finally:
+        pool.shutdown()
