@@ -184,6 +184,8 @@ class FairQueue:
                 return
             c = min(backlog, key=lambda x: (x.pass_, x.seq))
             fut, ticket = c.waiters.popleft()
+            if fut.done():  # its task was cancelled and has not run its cleanup yet
+                continue
             self._grant(c)
             ticket.granted += 1
             fut.set_result(None)

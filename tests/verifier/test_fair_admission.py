@@ -214,3 +214,21 @@ def test_refusals_only_ever_hit_the_heaviest_client():
         open_tickets = [t for t in open_tickets if t.left and t.evicted is None]
     assert q.admitted == sum(q.held_by(x) for x in clients)
     assert refused and q.evicted, "the walk never filled the queue: it tests nothing"
+
+
+async def test_a_waiter_cancelled_as_its_slot_frees_does_not_leak_the_slot():
+    """Many clients hang up at once (a greedy client exits): the freed slot must not be handed
+    to a waiter whose task is already cancelled, or it is lost for good."""
+    q = FairQueue("code", slots=1, queue_size=8)
+    line = Line(q)
+    line.submit("A")
+    await _until(lambda: q.running == 1)
+    doomed = line.submit("B")
+    line.submit("C")
+    await _until(lambda: sum(len(c.waiters) for c in q._clients.values()) == 2)
+    line.gates[0].set()  # A finishes on the next loop step ...
+    doomed.cancel()  # ... and B's task is cancelled before its cleanup runs
+    await _until(lambda: line.order == ["A", "C"])
+    await line.drain()
+    assert doomed.cancelled()
+    assert q.running == 0 and q.admitted == 0
