@@ -255,3 +255,18 @@ def test_sympy_workers_run_below_the_service_priority():
         assert os.sched_getscheduler(0) != os.SCHED_IDLE  # the service itself is untouched
     finally:
         pool.shutdown()
+
+
+def test_work_classes_config_from_environment_and_validation():
+    from pydantic import ValidationError
+
+    from verifier.config import VerifierConfig
+
+    c = VerifierConfig.load(env={"VERIFIER_WORK_CLASSES": '{"policy": "fcfs", "math_workers": 3,'
+                                 ' "client_weights": {"id:rl-loop": 4}}'})
+    assert (c.work_classes.policy, c.work_classes.math_workers) == ("fcfs", 3)
+    assert c.work_classes.client_weights == {"id:rl-loop": 4.0}
+    with pytest.raises(ValidationError, match="client_weights"):
+        VerifierConfig(work_classes={"client_weights": {"id:x": 0}})
+    with pytest.raises(ValidationError, match="math_queue_sizes"):
+        VerifierConfig(work_classes={"math_queue_sizes": 5})  # a typo is an error, not ignored
