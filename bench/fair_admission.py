@@ -31,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from service_harness import (CODE_BODY, RIGHT, build_sample_store, load_line, pct,  # noqa: E402
-                             sequential, session, start_server, timed)
+                             sequential, session, start_server)
 
 
 def _ac(data) -> bool:

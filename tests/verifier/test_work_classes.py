@@ -68,10 +68,13 @@ async def test_greedy_client_alone_gets_429_over_http(blobs, backend):
     try:
         async with await _served(svc) as c:
             def send(who: str, n: int):
-                return asyncio.create_task(c.post("/v1/verify", json=dict(body, code=SUM_AC + f"# {who} {n}\n"),
+                code = SUM_AC + f"# {who} {n}\n"
+                return asyncio.create_task(c.post("/v1/verify", json=dict(body, code=code),
                                                   headers={"X-Client-Id": who}))
-            greedy = [send("greedy", i) for i in range(3)]
-            await _until(lambda: svc.admission.admitted == 3)
+            greedy = []
+            for i in range(3):  # one at a time, so the arrival order is known
+                greedy.append(send("greedy", i))
+                await _until(lambda: svc.admission.admitted == i + 1)
             polite = send("polite", 0)
             first_out = await asyncio.wait_for(greedy[2], GUARD_S)  # pushed out for polite
             assert first_out.status == 429 and first_out.headers["Retry-After"] == "2"
