@@ -273,3 +273,22 @@ def test_work_classes_config_from_environment_and_validation():
         VerifierConfig(work_classes={"client_weights": {"id:x": 0}})
     with pytest.raises(ValidationError, match="math_queue_sizes"):
         VerifierConfig(work_classes={"math_queue_sizes": 5})  # a typo is an error, not ignored
+
+
+async def test_http_client_sends_its_client_id(blobs, backend):
+    svc = VerifierService(make_config(self_test=False, work_classes={
+        "client_weights": {"id:rl-loop": 2.0}}), backend, blobs)
+    await svc.start()
+    srv = TestServer(create_app(svc, manage_service=False), host="127.0.0.1")
+    await srv.start_server()
+    try:
+        url = f"http://127.0.0.1:{srv.port}"
+        async with VerifierClient(url, client_id="rl-loop") as client:
+            r = await client.math_verify("2", "\\boxed{2}")
+        assert r.equivalent is True
+        assert svc.work.stats.values[("math", "id:rl-loop", "admitted")] == 1
+        with pytest.raises(InvalidClientId):
+            VerifierClient(url, client_id="no spaces allowed")
+    finally:
+        await srv.close()
+        await svc.close()
