@@ -24,6 +24,7 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
 from verifier import models as m
+from verifier.clients import identify_middleware
 from verifier.docs_page import DOCS_HTML
 from problem_store.blobs.base import CorruptBlob
 from verifier.errors import NotReady, RequestError, Unauthorized
@@ -174,7 +175,8 @@ def create_app(service: VerifierService, *, manage_service: bool = True) -> web.
     """Build the app; with ``manage_service`` the app starts/closes the service with itself."""
     cfg = service.config
     app = web.Application(client_max_size=cfg.max_body_bytes,
-                          middlewares=[observe, _auth_middleware(cfg.auth_token, cfg.trusted_tokens)],
+                          middlewares=[observe, _auth_middleware(cfg.auth_token, cfg.trusted_tokens),
+                                       identify_middleware()],
                           handler_args={"max_field_size": _MAX_HEADER_BYTES,
                                         "max_line_size": _MAX_HEADER_BYTES})
     app[SERVICE_KEY] = service

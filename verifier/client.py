@@ -51,11 +51,15 @@ def _request(problem_id_or_req, language=None, code=None, **options) -> VerifyRe
 
 
 class _HttpTransport:
-    def __init__(self, base_url: str, token: str | None, timeout_s: float):
+    def __init__(self, base_url: str, token: str | None, timeout_s: float,
+                 client_id: str | None = None):
         import aiohttp
 
         self.base_url = base_url.rstrip("/")
         self.headers = {"Authorization": f"Bearer {token}"} if token else {}
+        if client_id:  # the identity fair admission shares slots by (after the token)
+            from verifier.clients import CLIENT_ID_HEADER, check_client_id
+            self.headers[CLIENT_ID_HEADER] = check_client_id(client_id)
         self.timeout = aiohttp.ClientTimeout(total=timeout_s)
         self.session = None
 
@@ -91,11 +95,15 @@ class _HttpTransport:
 class _EmbeddedTransport:
     """Routes the client's calls straight to a VerifierService in this process."""
 
-    def __init__(self, service):
+    def __init__(self, service, client_id: str = "embedded"):
+        from verifier.clients import check_client_id
+
         self.service = service
         self.started = False
+        self.identity = "id:" + check_client_id(client_id)  # as over HTTP with X-Client-Id
 
     async def call(self, route: Route, body: BaseModel | None, params: dict[str, str]) -> Any:
+        from verifier.clients import client_id_var
         from verifier.errors import RequestError
 
         s = self.service
@@ -105,11 +113,14 @@ class _EmbeddedTransport:
         if route.service is None:
             raise ValueError(f"embedded client: {route.method} {route.path} has no service call")
         args = ([body] if route.request is not None else []) + [params[p] for p in route.path_params]
+        ident = client_id_var.set(self.identity)
         try:
             return await getattr(s, route.service)(*args)
         except RequestError as exc:
             raise VerifierError(exc.status, exc.code, exc.message,
                                 getattr(exc, "retry_after_s", None)) from None
+        finally:
+            client_id_var.reset(ident)
 
     async def close(self) -> None:
         if self.started:
@@ -120,8 +131,9 @@ class _EmbeddedTransport:
 class VerifierClient:
     def __init__(self, base_url: str, token: str | None = None, *, max_retries: int = 8,
                  backoff_s: float = 0.25, max_backoff_s: float = 10.0, timeout_s: float = 600.0,
-                 batch_size: int = 64, retry_budget_s: float = 120.0, _transport=None):
-        self._t = _transport or _HttpTransport(base_url, token, timeout_s)
+                 batch_size: int = 64, retry_budget_s: float = 120.0, client_id: str | None = None,
+                 _transport=None):
+        self._t = _transport or _HttpTransport(base_url, token, timeout_s, client_id)
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
@@ -131,19 +143,22 @@ class VerifierClient:
 
     @classmethod
     def embedded(cls, store_uri: str | None = None, backend: str = "local", *,
-                 backend_options: dict | None = None, **config: Any) -> "VerifierClient":
-        """A client running the service's code in this process (no HTTP). Use ``async with``."""
+                 backend_options: dict | None = None, client_id: str = "embedded",
+                 **config: Any) -> "VerifierClient":
+        """A client running the service's code in this process (no HTTP). Use ``async with``.
+
+        ``client_id``: this caller's identity for fair admission (``id:<client_id>``)."""
         from verifier.config import VerifierConfig
         from verifier.wiring import build_service
 
         cfg = VerifierConfig(store_uri=store_uri, backend=backend,
                              backend_options=backend_options or {}, **config)
-        return cls("embedded://", _transport=_EmbeddedTransport(build_service(cfg)), **{})
+        return cls("embedded://", _transport=_EmbeddedTransport(build_service(cfg), client_id))
 
     @classmethod
-    def for_service(cls, service, **kw) -> "VerifierClient":
+    def for_service(cls, service, client_id: str = "embedded", **kw) -> "VerifierClient":
         """Embedded client over an already built service (tests, custom wiring)."""
-        return cls("embedded://", _transport=_EmbeddedTransport(service), **kw)
+        return cls("embedded://", _transport=_EmbeddedTransport(service, client_id), **kw)
 
     async def __aenter__(self) -> "VerifierClient":
         return self

@@ -15,7 +15,10 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from verifier.work_classes import WorkConfig
+
 ENV_PREFIX = "VERIFIER_"
+_JSON_FIELDS = ("backend_options", "work_classes", "trusted_tokens")  # given as JSON in the environment
 
 
 def _machine_memory_mb() -> int:
@@ -90,6 +93,9 @@ class VerifierConfig(BaseModel):
     trusted_tokens: list[str] = Field(
         default_factory=list, description="Bearer tokens (accepted besides auth_token) whose "
         "requests get full messages on every test.")
+    work_classes: WorkConfig = Field(
+        default_factory=WorkConfig, description="Fair admission (per-client lines, weights, "
+        "per-client cap) and the bounds of the math, store and request work classes.")
     self_test: bool = Field(True, description="Run a tiny program through the backend at start.")
     log_level: str = Field("INFO", description="Python logging level name.")
 
@@ -108,7 +114,7 @@ class VerifierConfig(BaseModel):
             raw = env.get(ENV_PREFIX + name.upper())
             if raw is None:
                 continue
-            if name in ("backend_options", "trusted_tokens"):
+            if name in _JSON_FIELDS:
                 data[name] = json.loads(raw)
             else:
                 data[name] = raw

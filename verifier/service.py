@@ -20,7 +20,6 @@ from problem_store.blobs.base import BlobStore
 from problem_store.manifest import PROBLEM_ID_RE, FunctionProblem, MathProblem, StdioProblem
 from sandboxes.backends.base import SandboxBackend
 from sandboxes.types import Blob, RunSpec, Status
-from verifier.admission import Admission
 from verifier.ceilings import check_check, execute_limits, is_link, unique
 from verifier.checkers.builtin import check_builtin
 from verifier.checkers.custom import CheckJob
@@ -42,6 +41,7 @@ from verifier.models import (BatchVerifyRequest, BatchVerifyResponse, CheckReque
                              CheckResult, CompileInfo, ExecuteRequest, ExecuteResponse, ExecuteRun,
                              MathVerifyRequest, MathVerifyResponse, ProblemDetail, ProblemList,
                              ProblemSummary, TestVerdict, Verdict, VerifyRequest, VerifyResponse)
+from verifier.work_classes import MetricsBlock, WorkClasses
 
 log = logging.getLogger("verifier.service")
 
@@ -53,6 +53,10 @@ def submission_languages() -> list[str]:
         return sorted(n for n in LANGUAGES if n != "binary")
     except ImportError:  # pragma: no cover - the sandboxes package always ships it
         return ["c", "cpp", "python"]
+
+
+def _work_class(problem) -> str:
+    return "math" if isinstance(problem, MathProblem) else "code"
 
 
 class VerifierService:
@@ -67,13 +71,21 @@ class VerifierService:
         self.problems = problems or ProblemStore(blobs, cache_size=max(1, config.manifest_cache_entries))
         self.transient = transient or TransientStore(blobs, ttl_s=config.transient_ttl_s)
         self.languages = submission_languages()
-        self.admission = Admission(config.max_inflight, config.queue_size, config.retry_after_s)
+        # Work classes: fair admission for code and math, own bounded threads for math, store
+        # and in-process checks (verifier/work_classes.py); ``admission`` is the code class.
+        self.work = WorkClasses(config.work_classes, max_inflight=config.max_inflight,
+                                queue_size=config.queue_size, retry_after_s=config.retry_after_s)
+        self.admission = self.work.code
         self.metrics = Metrics(self.admission)
+        self.metrics.extra_gauges.append(MetricsBlock(self.work))
         self.compile_cache = CompileCache(config.compile_cache_entries)
-        self.blob_cache = BlobCache(blobs)
+        self.blob_cache = BlobCache(blobs, run=self.work.store.run)
         self.executor = Executor(backend, self.compile_cache, self.metrics)
-        self.judge = Judge(StdioJudge(self.executor, self.blob_cache, self.transient),
-                           FunctionJudge(self.executor), config.math_timeout_s)
+        self.judge = Judge(StdioJudge(self.executor, self.blob_cache, self.transient,
+                                      store_run=self.work.store.run,
+                                      check_run=self.work.request.run),
+                           FunctionJudge(self.executor), config.math_timeout_s,
+                           math_run=self.work.math.run)
         self.started = False
         self.self_test_ok: bool | None = None
         self.self_test_message = ""
@@ -81,6 +93,7 @@ class VerifierService:
 
     # -- life cycle -----------------------------------------------------------------
     async def start(self) -> None:
+        self.work.start_math_pool()
         await self.backend.start()
         self.started = True
         if self.config.transient_gc_interval_s > 0 and self._gc_task is None:
@@ -92,7 +105,7 @@ class VerifierService:
         """Delete expired /v1/execute outputs now and every transient_gc_interval_s."""
         while True:
             try:
-                removed = await asyncio.to_thread(self.transient.gc)
+                removed = await self.work.store.run(self.transient.gc)
                 if removed:
                     log.info("transient outputs collected", extra={"fields": {"removed": removed}})
             except Exception as exc:  # noqa: BLE001 - a store hiccup must not end the loop
@@ -106,6 +119,7 @@ class VerifierService:
             await asyncio.gather(self._gc_task, return_exceptions=True)
             self._gc_task = None
         await self.backend.close()
+        self.work.shutdown()
         math = sys.modules.get("verifier.math")
         if math is not None:  # its sympy worker processes must not outlive the service
             await asyncio.to_thread(math.shutdown)
@@ -128,14 +142,20 @@ class VerifierService:
         detail: dict = {"backend": getattr(self.backend, "name", "?"), "backend_started": self.started,
                         "self_test": self.self_test_message or "not run"}
         try:
-            await asyncio.wait_for(asyncio.to_thread(
+            if self.work.store.saturated:  # do not queue a probe behind stuck calls
+                raise RuntimeError("store work class saturated")
+            await asyncio.wait_for(self.work.store.run(
                 lambda: next(iter(self.blobs.list_objects("problems/")), None)), timeout=5.0)
             detail["store"] = "ok"
             store_ok = True
         except Exception as exc:  # noqa: BLE001 - readiness reports, never raises
             detail["store"] = f"unreachable: {exc!r}"[:300]
             store_ok = False
-        ok = store_ok and self.started and self.self_test_ok is not False
+        detail["work_classes"] = self.work.report()
+        saturated = self.work.blocking()
+        if saturated:
+            detail["saturated"] = saturated
+        ok = store_ok and not saturated and self.started and self.self_test_ok is not False
         return ok, detail
 
     # -- verification ---------------------------------------------------------------
@@ -150,7 +170,7 @@ class VerifierService:
     async def _load(self, problem_id: str):
         return await store_call(self.problems.get, problem_id, what="problem_id",
                                 not_found=UnknownProblem(f"unknown problem: {problem_id!r}"),
-                                client_value=False)
+                                client_value=False, run=self.work.store.run)
 
     def _check_code(self, code: str, where: str = "code") -> None:
         try:
@@ -201,9 +221,10 @@ class VerifierService:
 
     async def verify(self, req: VerifyRequest) -> VerifyResponse:
         problem, tests = await self._prepare(req)
-        with self._reserve(1) as ticket:
+        work_class = _work_class(problem)
+        with self._reserve({work_class: 1}) as ticket:
             async def run():
-                async with ticket.slot():
+                async with ticket.slot(work_class):
                     return await self._judge_one(problem, tests, req)
             return await self._deadline(run())
 
@@ -213,9 +234,10 @@ class VerifierService:
             raise TooLarge(f"submissions: {n} in one batch, over the limit of "
                            f"{self.config.max_batch_submissions}")
         prepared = [await self._prepare(s, f"submissions[{i}].") for i, s in enumerate(req.submissions)]
-        with self._reserve(n) as ticket:
+        classes = [_work_class(p) for p, _ in prepared]
+        with self._reserve({c: classes.count(c) for c in set(classes)}) as ticket:
             async def one(i: int) -> VerifyResponse:
-                async with ticket.slot():
+                async with ticket.slot(classes[i]):
                     problem, tests = prepared[i]
                     return await self._judge_one(problem, tests, req.submissions[i])
 
@@ -224,9 +246,9 @@ class VerifierService:
             results = await self._deadline(run())
         return BatchVerifyResponse(results=list(results))
 
-    def _reserve(self, units: int):
+    def _reserve(self, units: dict[str, int]):
         try:
-            return self.admission.reserve(units)
+            return self.work.reserve(units)
         except RequestError:
             self.metrics.rejected.inc()
             raise
@@ -240,10 +262,10 @@ class VerifierService:
         effective = execute_limits(req, self.config)
         names = [r.name for r in req.inputs]
         await require_links(self.blobs, {f"inputs[{i}].input": r.input
-                                         for i, r in enumerate(req.inputs)})
+                                         for i, r in enumerate(req.inputs)}, run=self.work.store.run)
         limits = run_limits(effective)
         specs = [RunSpec(id=r.name, stdin=Blob(link=r.input), limits=limits) for r in req.inputs]
-        with self._reserve(1) as ticket:
+        with self._reserve({"code": 1}) as ticket:
             async def run():
                 async with ticket.slot():
                     return await self.executor.run(req.language, req.code, specs,
@@ -258,7 +280,8 @@ class VerifierService:
             key = None
             if r.status == Status.OK and not r.skipped:
                 data = r.stdout or b""
-                key = await store_call(self.transient.put, data, what="transient output")
+                key = await store_call(self.transient.put, data, what="transient output",
+                                       run=self.work.store.run)
             runs.append(ExecuteRun(
                 name=r.id, status="SKIPPED" if r.skipped else r.status.value, output=key,
                 output_bytes=r.output_bytes, exit_code=r.exit_code, time_s=round(r.cpu_time_s, 4),
@@ -268,7 +291,8 @@ class VerifierService:
     async def _fetch_ref(self, ref: str, where: str, budget: list[int]) -> bytes:
         """Read an output/answer by key or link; ``budget`` = bytes this request may still read."""
         if ref.startswith("transient://"):
-            data = await store_call(self.transient.get, ref, what=f"{where} ({ref!r})")
+            data = await store_call(self.transient.get, ref, what=f"{where} ({ref!r})",
+                                    run=self.work.store.run)
         elif is_link(ref):
             data = await store_call(lambda: self.blob_cache.get(ref), what=f"{where} ({ref!r})",
                                     awaitable=True)
@@ -291,7 +315,7 @@ class VerifierService:
                  for f in ("input", "answer") if getattr(it, f) is not None}
         if not builtin:
             links["checker.binary"] = req.checker.binary
-        await require_links(self.blobs, links)
+        await require_links(self.blobs, links, run=self.work.store.run)
         budget = [self.config.max_request_output_bytes]
         outputs = [await self._fetch_ref(it.output, f"items[{i}].output", budget)
                    for i, it in enumerate(req.items)]
@@ -305,7 +329,7 @@ class VerifierService:
         jobs = [CheckJob(it.name, Blob(link=it.input), Blob(data=out),
                          Blob(link=it.answer) if it.answer else None)
                 for it, out in zip(req.items, outputs)]
-        with self._reserve(1) as ticket:
+        with self._reserve({"code": 1}) as ticket:
             async def run():
                 async with ticket.slot():
                     return await run_custom_checker(self.backend, req.checker.binary, jobs)
@@ -320,16 +344,17 @@ class VerifierService:
         return CheckResponse(results=redact_check(results, self.config.feedback))
 
     async def math_verify(self, req: MathVerifyRequest) -> MathVerifyResponse:
-        with self._reserve(1) as ticket:
+        with self._reserve({"math": 1}) as ticket:
             async def run():
-                async with ticket.slot():
+                async with ticket.slot("math"):
                     return await judge_math(req.gold, req.prediction, self.config.math_timeout_s,
-                                            req.extract)
+                                            req.extract, run=self.work.math.run)
             return await self._deadline(run())
 
     # -- problems -------------------------------------------------------------------
     async def list_problems(self) -> ProblemList:
-        found = await store_call(self.problems.listing, what="problem listing", client_value=False)
+        found = await store_call(self.problems.listing, what="problem listing", client_value=False,
+                                 run=self.work.store.run)
         for b in found.broken:  # one damaged manifest must not hide the others
             log.warning("problem listing skips %s: %s", b.problem_id, b)
         return ProblemList(problems=[ProblemSummary(id=p.id, kind=p.kind, title=p.title,

@@ -12,21 +12,26 @@ import logging
 
 from problem_store.blobs.base import CorruptBlob
 from problem_store.problems import CorruptManifest
-from verifier.errors import InvalidRequest, StoreUnavailable, UnknownObject
+from verifier.errors import InvalidRequest, RequestError, StoreUnavailable, UnknownObject
 
 log = logging.getLogger("verifier.store")
 
 
 async def store_call(fn, *args, what: str, retry_after_s: int = 5, not_found=None,
-                     awaitable: bool = False, client_value: bool = True):
-    """Run ``fn(*args)`` in a thread (or await it when ``awaitable``).
+                     awaitable: bool = False, client_value: bool = True, run=None):
+    """Run ``fn(*args)`` on the store's bounded executor ``run`` (a thread of asyncio's default
+    pool when None), or await it when ``awaitable``.
 
     KeyError -> ``not_found`` (or UnknownObject naming ``what``); ValueError -> 422 when it
     judges the client's value (``client_value``: a malformed key), else it is stored data we
     cannot read (a manifest that fails validation): re-raised as a 500; CorruptBlob re-raised;
     anything else -> StoreUnavailable."""
     try:
-        return await (fn(*args) if awaitable else asyncio.to_thread(fn, *args))
+        if awaitable:
+            return await fn(*args)
+        return await (run(fn, *args) if run is not None else asyncio.to_thread(fn, *args))
+    except RequestError:  # the executor's own refusal (a saturated store class) stays as it is
+        raise
     except KeyError:
         raise (not_found or UnknownObject(f"{what}: not found (or expired)")) from None
     except ValueError as exc:
@@ -43,7 +48,7 @@ async def store_call(fn, *args, what: str, retry_after_s: int = 5, not_found=Non
                                retry_after_s) from None
 
 
-async def require_links(blobs, links: dict[str, str]) -> None:
+async def require_links(blobs, links: dict[str, str], run=None) -> None:
     """404 naming the first field whose blob link is not in the store (before any run)."""
     def missing() -> str | None:
         from concurrent.futures import ThreadPoolExecutor
@@ -57,6 +62,6 @@ async def require_links(blobs, links: dict[str, str]) -> None:
                 present = dict(zip(distinct, pool.map(blobs.exists, distinct)))
         return next((field for field, link in links.items() if not present[link]), None)
 
-    field = await store_call(missing, what="blob links")
+    field = await store_call(missing, what="blob links", run=run)
     if field is not None:
         raise UnknownObject(f"{field}: {links[field]!r} is not in the problem store")
