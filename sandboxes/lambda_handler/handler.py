@@ -65,7 +65,7 @@ def run_uid() -> int | None:
     return random.randrange(63000, 64000) if os.geteuid() == 0 else None
 
 
-def use_prebuilt_shim(workdir: str) -> None:
+def use_prebuilt_shim(workdir: str) -> bool:
     """Point the runner at the spawn shim compiled into the image (``OUBLIETTE_SPAWN_SHIM``).
 
     Why: the runner compiles sandboxes/runner/spawn_shim.c with gcc for each new Runner
@@ -74,11 +74,13 @@ def use_prebuilt_shim(workdir: str) -> None:
     """
     path = os.environ.get("OUBLIETTE_SPAWN_SHIM")
     if not path or not os.access(path, os.X_OK):
-        return
+        return False
     from sandboxes.runner import shim
     cache = getattr(shim, "_built", None)
     if isinstance(cache, dict):
         cache[os.path.join(workdir, f".runner-{os.getpid()}")] = path
+        return True
+    return False
 
 
 _dirty: list[str] = []  # what a run's clean-up left in this environment (see entry.py)
@@ -176,11 +178,14 @@ def handle(event: dict) -> dict:
             return {"v": EVENT_VERSION, "error": f"environment not clean: {e}"}
     workdir = tempfile.mkdtemp(prefix="oubliette-", dir=root)
     os.chmod(workdir, 0o755)  # the scratch root: each run's own box inside it is 0700
-    use_prebuilt_shim(workdir)
+    # Without a run uid, runs could rewrite a shim built in the scratch root (same uid):
+    # use the image's read-only one, or fork.
+    prebuilt = use_prebuilt_shim(workdir)
+    spawn = "auto" if prebuilt or uid is not None else "fork"
     try:
         if source_link is not None:
             batch.program.code = Chain([store, transient]).get(source_link).decode()
-        result = execute_batch(batch, Chain([store, transient]), workdir, run_uid=uid,
+        result = execute_batch(batch, Chain([store, transient]), workdir, run_uid=uid, spawn=spawn,
                                output_store=transient, backend="lambda", own_namespace=isolate,
                                wipe_new_in=list(_WIPE_AFTER) if isolate else None,
                                on_leftover=_dirty.extend)

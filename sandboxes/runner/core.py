@@ -356,6 +356,12 @@ class Runner:
                         _remove(entry.path)
                 except FileNotFoundError:
                     pass
+        elif self.cfg.sweep_own_uid:
+            # Runs share our uid, so the scratch root is theirs to write too (e.g. a planted
+            # name for the next box): everything but the runner's own entries goes.
+            for entry in os.scandir(self.cfg.scratch_root):
+                if not self._runner_owned(entry.name):
+                    _remove(entry.path)
         if self.cfg.uid is not None or self.cfg.clear_ipc or self.cfg.sweep_own_uid:
             self.leftover = reset.leftovers(
                 uid=self.cfg.uid, own_uid_sweep=self.cfg.sweep_own_uid and self.cfg.uid is None,
@@ -364,7 +370,8 @@ class Runner:
 
     @staticmethod
     def _runner_owned(name: str) -> bool:
-        return name.startswith(".runner-")
+        """The runner's own entry of the scratch root: its spawn shim dir (see __init__)."""
+        return name == f".runner-{os.getpid()}"
 
 
 def _remove(path: str) -> None:
