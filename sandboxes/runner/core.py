@@ -364,7 +364,6 @@ class Runner:
                     _remove(entry.path)
         if self.cfg.uid is not None or self.cfg.clear_ipc or self.cfg.sweep_own_uid:
             self.leftover = reset.leftovers(
-                uid=self.cfg.uid, own_uid_sweep=self.cfg.sweep_own_uid and self.cfg.uid is None,
                 ipc=self.cfg.clear_ipc, empty_dirs=self.cfg.wipe_dirs,
                 scratch_root=self.cfg.scratch_root, keep_in_scratch=self._runner_owned)
 

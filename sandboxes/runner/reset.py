@@ -172,23 +172,15 @@ def _reap() -> None:
 
 # -- the check after the clean-up ------------------------------------------------------------
 
-def leftovers(*, uid: int | None, own_uid_sweep: bool, ipc: bool, empty_dirs: list[str],
-              scratch_root: str, keep_in_scratch) -> list[str]:
+def leftovers(*, ipc: bool, empty_dirs: list[str], scratch_root: str, keep_in_scratch) -> list[str]:
     """What survived the clean-up, in words (empty: clean). Cheap: a few /proc reads.
 
     ``keep_in_scratch(name)`` says which entries of the scratch root are the runner's own.
+    Processes are not scanned again here: ``core.kill_uid`` and ``kill_own_uid_strays``
+    return only once /proc shows none (else they raise, and the request fails as internal,
+    which makes the backend replace the sandbox too).
     """
-    from sandboxes.runner.core import uid_pids
-
     left: list[str] = []
-    if uid is not None:
-        pids = uid_pids(uid)
-        if pids:
-            left.append(f"processes of run uid {uid}: {pids[:5]}")
-    if own_uid_sweep:
-        strays = own_uid_strays()
-        if strays:
-            left.append(f"processes of our uid: {strays[:5]}")
     if ipc:
         for kind, ids in sysv_objects().items():
             left.append(f"SysV {kind} ids {ids[:5]}")
