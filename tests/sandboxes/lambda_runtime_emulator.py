@@ -17,7 +17,8 @@ function is not root. This program plays the part of AWS's side of one environme
   where the test forwards it to its own moto server (the container has no network).
 
 Like AWS: at the deadline, or when the runtime exits, every process of the function's
-uid is killed and the runtime is started again (a fresh init) for the next invocation.
+uid is killed and the runtime is started again (a fresh init) for the next invocation; an
+invocation the exited runtime never fetched goes to the fresh one, not to an error.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ class Environment:
         self.results: dict[str, queue.Queue] = {}
         self.lock = threading.Lock()  # one invocation at a time
         self.inits = 0
+        self.taken: set[str] = set()  # request ids a runtime has fetched with /next
 
     # -- the function process ----------------------------------------------------------
     def ensure_started(self) -> None:
@@ -93,6 +95,11 @@ class Environment:
                     if time.time() > deadline:
                         self.kill_function()
                         return _error("Sandbox.Timedout", f"Task timed out after {timeout_s:.2f} seconds")
+                    if self.proc.poll() is not None and rid not in self.taken:
+                        # The runtime exited between invocations (e.g. it found its
+                        # environment dirty): as on AWS, the invocation goes to a fresh init.
+                        self.ensure_started()
+                        continue
                     if self.proc.poll() is not None:
                         code = self.proc.returncode
                         self.kill_function()
@@ -100,6 +107,7 @@ class Environment:
                                                            f"with error: exit status {code}")
             finally:
                 self.results.pop(rid, None)
+                self.taken.discard(rid)
                 _drain(self.pending)
 
     def complete(self, rid: str, reply: dict) -> bool:
@@ -152,6 +160,7 @@ def runtime_api(env: Environment, port: int, function_arn: str) -> http.server.T
             if self.path != f"{_API}/invocation/next":
                 return self._reply(404, {"errorType": "NotFound", "errorMessage": self.path})
             rid, payload, deadline_ms = env.pending.get()  # long poll, as on AWS
+            env.taken.add(rid)
             data = payload.encode()
             self.send_response(200)
             self.send_header("Lambda-Runtime-Aws-Request-Id", rid)

@@ -75,3 +75,32 @@ async def test_the_runtime_answers_concurrent_invokes_in_turn(aws_env):
     batches = [Batch(program=Source(language="python", code=f"print({i})\n"), runs=[RunSpec(id="a")]) for i in range(3)]
     results = await asyncio.gather(*(_run(aws_env, b) for b in batches))
     assert [r.runs[0].stdout for r in results] == [b"0\n", b"1\n", b"2\n"]
+
+
+_ROOT_SHM = ("import ctypes, sys\nlibc = ctypes.CDLL(None)\n"
+             "ident = libc.shmget(0x0c0ffee, 4096, 0o1000 | 0o600)\n"
+             "if sys.argv[1] == 'rm':\n    assert libc.shmctl(ident, 0, None) == 0\nelse:\n    assert ident >= 0\n")
+
+
+async def test_a_dirty_environment_is_not_reused(aws_env):
+    """When a run's clean-up cannot remove something (here a SysV segment of another uid,
+    planted as root in the environment's IPC namespace), the runtime answers and then exits,
+    so the next invocation gets a fresh runtime instead of a contaminated one."""
+    import subprocess
+    cid = aws_env.container.id
+    warm = await _run(aws_env, Batch(program=Source(language="python", code="print(1)\n"), runs=[RunSpec(id="w")]))
+    assert warm.runs[0].status == Status.OK
+    before = aws_env.inits()
+    subprocess.run(["docker", "exec", "-u", "0", cid, "/usr/bin/python3", "-c", _ROOT_SHM, "mk"], check=True)
+    try:
+        res = await _run(aws_env, Batch(program=Source(language="python", code="print(2)\n"), runs=[RunSpec(id="a")]))
+        assert (res.runs[0].status, res.runs[0].stdout) == (Status.OK, b"2\n"), "the run itself is judged"
+        nxt = await _run(aws_env, Batch(program=Source(language="python", code="print(3)\n"), runs=[RunSpec(id="b")]))
+        assert nxt.runs[0].stdout == b"3\n"
+        assert aws_env.inits() == before + 1, "the runtime exited after the dirty invocation and was started again"
+    finally:
+        subprocess.run(["docker", "exec", "-u", "0", cid, "/usr/bin/python3", "-c", _ROOT_SHM, "rm"], check=True)
+    await _run(aws_env, Batch(program=Source(language="python", code="print(4)\n"), runs=[RunSpec(id="c")]))
+    settled = aws_env.inits()
+    again = await _run(aws_env, Batch(program=Source(language="python", code="print(5)\n"), runs=[RunSpec(id="d")]))
+    assert again.runs[0].stdout == b"5\n" and aws_env.inits() == settled, "clean again: reused"
