@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import secrets
 
-from sandboxes.types import Batch, Blob, RunLimits, RunSpec, Source, Status
+from sandboxes.types import Batch, RunLimits, RunSpec, Source, Status
 from tests.sandboxes.backend_fixture import quick_limits
 from tests.security.helpers import assert_healthy, assert_no_run_processes_left
 
