@@ -27,13 +27,14 @@ def main() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     sys.setrecursionlimit(5000)
 
-    from verifier.math.sympy_backend import compare_nodes
+    from verifier.math import reference  # noqa: F401 - imported before the first request
+    from verifier.math.sympy_backend import decide
 
     proto.write(json.dumps({"ready": True}) + "\n")
     for line in sys.stdin:
         try:
             req = json.loads(line)
-            res = compare_nodes(req["gold"], req["pred"])
+            res = decide(req)
             res["ok"] = True
         except MemoryError:
             res = {"ok": False, "kind": "memory", "error": "MemoryError"}
