@@ -48,6 +48,7 @@ _MATH_WORDS = {
     "emptyset", "varnothing", "displaystyle", "theta", "alpha", "beta", "gamma",
     "delta", "lambda", "sigma", "omega", "matrix", "vmatrix", "degree", "div", "pmod",
     "array", "smallmatrix", "inf", "infinity", "approx", "cases", "sum", "prod",
+    "approximately", "about", "roughly",
 }
 
 
