@@ -77,3 +77,12 @@ def test_never_equivalent(gold, pred):
 def test_equivalent(gold, pred):
     v = verdict(gold, pred)
     assert v.equivalent is True, v
+
+
+@pytest.mark.parametrize("gold, pred, expected", [
+    ("6", "six", True), (r"\text{four}", "4", True), ("6", "sixty", False),
+    (r"0.\overline{3}", r"\frac{1}{3}", True), (r"0.1\overline{6}", r"\frac{1}{6}", True),
+    (r"0.\overline{3}", "0.3", False),
+])
+def test_number_words_and_repeating_decimals(gold, pred, expected):
+    assert verdict(gold, pred).equivalent is expected

@@ -123,6 +123,22 @@ _NOT_UNIT_WORDS = {"or", "and", "pi", "i", "e", "x", "y", "z", "n", "k", "sqrt",
                    "infinity", "infty", "sin", "cos", "tan", "log", "ln", "exp"}
 
 
+_NUMBER_WORDS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty".split())}
+_REPEATING_RE = re.compile(r"(-?)(\d*)\.(\d*)\\overline\s*\{(\d+)\}")
+
+
+def _repeating(m: re.Match) -> str:
+    """``0.1\\overline{6}`` -> ``\\frac{1}{6}``: the exact value of a repeating decimal."""
+    from fractions import Fraction
+
+    sign, whole, fixed, rep = m.groups()
+    v = Fraction(int(whole or "0")) + (Fraction(int(fixed), 10 ** len(fixed)) if fixed else 0)
+    v += Fraction(int(rep), (10 ** len(rep) - 1) * 10 ** len(fixed))
+    return f"{sign}\\frac{{{v.numerator}}}{{{v.denominator}}}"
+
+
 def time_of_day(s: str) -> str | None:
     """``h:mm[:ss][am|pm]`` as a canonical string, None when ``s`` is not a time."""
     m = _TIME_RE.fullmatch(s.strip())
@@ -189,6 +205,10 @@ def normalize(s: str) -> str:
         s = s.replace(k, v)
     s = strip_wrappers(s)
     s = re.sub(r"\\cfrac", r"\\frac", s)
+    s = _REPEATING_RE.sub(_repeating, s)
+    word = re.sub(r"\\text\s*\{\s*([a-z]+)\s*\}", r"\1", s.strip().lower()).strip(" .")
+    if word in _NUMBER_WORDS:  # "six" is 6 (never s*i*x)
+        s = _NUMBER_WORDS[word]
     s = _degrees_in_trig(s)
     s = _number_formats(s)
     m = re.fullmatch(r"\\(?:boxed|fbox)\s*\{(.*)\}", s, re.S)
@@ -240,7 +260,7 @@ def text_answer(s: str) -> str | None:
         from verifier.math.latex import is_math_word
 
         words = re.findall(r"[A-Za-z]+", t)
-        if all(is_math_word(w) for w in words):
+        if all(is_math_word(w) for w in words) or t.lower() in _NUMBER_WORDS:
             return None
         return " ".join(w.lower() for w in words)
     return None
