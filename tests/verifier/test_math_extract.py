@@ -81,3 +81,8 @@ def test_extraction_is_linear_on_many_unclosed_boxes():
     t0 = time.perf_counter()
     assert extract_answer("\\boxed{" * 20000) is None
     assert time.perf_counter() - t0 < 5  # quadratic scanning took minutes here
+
+
+def test_a_box_repeated_verbatim_is_one_answer():
+    assert extract_answer("\\boxed{42}\n\\boxed{42}") == "42"
+    assert extract_gold("\\boxed{7} so \\boxed{7}") == "7"

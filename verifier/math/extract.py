@@ -5,7 +5,8 @@ A prediction's final answer is taken from the first of these that the text has:
 1. ``\\boxed{...}`` / ``\\fbox{...}`` (nested braces matched, ``\\boxed 5`` accepted): the
    LAST box, together with the boxes right before it that are separated from it only by
    spaces, commas, ``$`` or "and"/"or" (``\\boxed{1}, \\boxed{2}`` is the answer "1, 2").
-   Earlier boxes followed by prose are drafts the model corrected.
+   Earlier boxes followed by prose are drafts the model corrected; a box repeated
+   verbatim counts once.
 2. ``#### X`` (GSM8K style), the last one;
 3. an answer phrase, the last one: "final answer is X", "Final Answer: X", "the answer is X",
    "Answer: X"; markdown bold (``**Answer:** **18**``) is ignored. X runs to the end of its
@@ -113,6 +114,12 @@ def _final_box_group(text: str) -> list[str] | None:
     return [b[2] for b in group]
 
 
+def _join(answers: list[str]) -> str:
+    """Several boxed answers as one list; the same box written twice is one answer."""
+    unique = list(dict.fromkeys(a for a in answers))
+    return unique[0] if len(unique) == 1 else ", ".join(unique)
+
+
 def _clean_phrase_answer(raw: str) -> str:
     """Cut a phrase answer at the end of its line/sentence and drop wrapping $ and '.'."""
     line = raw.split("\n", 1)[0]
@@ -158,7 +165,7 @@ def extract_answer(text: str, require_box: bool = False) -> str | None:
         return None
     group = _final_box_group(text)
     if group is not None:
-        return ", ".join(group) if len(group) > 1 else group[0]
+        return _join(group)
     if require_box:
         return None
     text = _BOLD_RE.sub("", text)
@@ -179,7 +186,7 @@ def extract_gold(text: str) -> str:
     """The gold answer: all boxes of a worked solution, its ``####`` answer, else all of it."""
     boxes = all_boxed(text)
     if boxes:
-        return ", ".join(b[2] for b in boxes) if len(boxes) > 1 else boxes[0][2]
+        return _join([b[2] for b in boxes])
     gsm = list(_GSM_RE.finditer(text))
     if gsm:
         return _clean_phrase_answer(gsm[-1].group(1))

@@ -193,9 +193,11 @@ def _drop_trailing_words(s: str) -> str:
     m = re.fullmatch(r"(.*?[\d}\)\]])((?:\s+[A-Za-z][A-Za-z\-']*\.?){1,4})\s*", s, re.S)
     if not m:
         return s
-    words = [w.strip(".").lower() for w in m.group(2).split()]
-    if any(w in _NOT_UNIT_WORDS or len(w) == 1 for w in words):
-        return s
+    from verifier.math.latex import is_math_word
+
+    words = [w.strip(".") for w in m.group(2).split()]
+    if any(w.lower() in _NOT_UNIT_WORDS or len(w) == 1 or is_math_word(w) for w in words):
+        return s  # "2 theta", "3 or 4" are math, not units
     return m.group(1)
 
 
