@@ -45,7 +45,12 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=900, help="generated pairs")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=str(RESULTS / "math_differential.md"))
+    ap.add_argument("--judge-root", help="import `verifier` from this checkout instead (e.g. "
+                    "/work/main, to measure the previous judge on the same inputs)")
+    ap.add_argument("--skip-math-verify", action="store_true")
     a = ap.parse_args()
+    if a.judge_root:
+        sys.path.insert(0, a.judge_root)
     sets = {
         "in-house (in-sample)": [dict(json.loads(x), group=json.loads(x)["category"])
                                  for x in CASES.read_text().splitlines() if x.strip()],
@@ -60,7 +65,10 @@ def main() -> None:
     summary = {}
     for set_name, cases in sets.items():
         ours, ours_t, notes = run_ours(cases)
-        mv, mv_t, _ = run_math_verify(cases, wrap_bare=True)
+        if a.skip_math_verify:
+            mv, mv_t = [None] * len(cases), [0.0] * len(cases)
+        else:
+            mv, mv_t, _ = run_math_verify(cases, wrap_bare=True)
         lines += [f"## {set_name}: {len(cases)} pairs ({sum(c['expected'] for c in cases)} "
                   "equivalent)\n", "| judge | accuracy | FP | FN | mean ms | p50 ms | p99 ms |",
                   "|---|---|---|---|---|---|---|"]
