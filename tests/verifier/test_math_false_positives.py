@@ -86,3 +86,17 @@ def test_equivalent(gold, pred):
 ])
 def test_number_words_and_repeating_decimals(gold, pred, expected):
     assert verdict(gold, pred).equivalent is expected
+
+
+@pytest.mark.parametrize("pred", [
+    # notation the second parser (math-verify) would drop, reading the rest as the answer
+    r"\boxed{\not 5}", r"\boxed{\neg 5}", r"\boxed{\cancel{6} 5}", r"\boxed{\mathbb{Z} 5}",
+    r"\boxed{\unknowncmd 5}", r"\boxed{\operatorname{foo} 5}", r"\boxed{\sum 5}",
+    r"\boxed{\lim 5}", r"\boxed{\tilde 5}", r"\boxed{\dot 5}", r"\boxed{\dots 5}",
+    # words after a number that change its meaning are not units
+    r"\boxed{5 hundred}", r"\boxed{5 halves}", r"\boxed{5 \text{ not }}", "5 times 6",
+    r"\boxed{5 \text{ or more}}", "The answer is 5 or more.",
+])
+def test_an_adversary_cannot_wrap_the_gold_value_in_noise(pred):
+    v = verdict("5", pred)
+    assert v.equivalent is False, v

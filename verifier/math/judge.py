@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 from verifier.math.extract import extract_answer, extract_gold
 from verifier.math.fastnum import FastScalars, fraction_str, to_fraction
 from verifier.math.latex import (MAX_ANSWER_CHARS, Ambiguous, ParseError, TooLong, Unsupported,
-                                 parse)
+                                 parse, unsafe_notation)
 from verifier.math.limits import too_large
 from verifier.math.normalize import (base_number, normalize, strip_wrappers, text_answer,
                                      time_of_day)
@@ -191,10 +191,13 @@ def judge(gold: str, prediction: str, *, timeout_s: float = 5.0,
         return verdict(False, TOO_LARGE, gold_parsed=g_shown)
     except Ambiguous as exc:
         return verdict(False, f"prediction ambiguous: {exc}", gold_parsed=g_shown)
-    except Unsupported:
+    except Unsupported as exc:
+        bad = unsafe_notation(p_norm)
+        if bad is not None:  # the second parser would drop it and read the rest
+            return verdict(False, f"prediction unparsable: {exc} ({bad})", gold_parsed=g_shown)
         p_node = None
     except ParseError as exc:  # malformed: no other parser gets to guess what it meant
-        if g_node is not None:
+        if g_node is not None or unsafe_notation(p_norm) is not None:
             return verdict(False, f"prediction unparsable: {exc}", gold_parsed=g_shown)
         p_node = None
     if g_node is not None and too_large(g_node):

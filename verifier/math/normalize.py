@@ -71,7 +71,8 @@ def _replace_text_commands(s: str) -> str:
         elif len(content) == 1 and content.isalpha() and (
                 content in "ei" or not re.search(r"[\d}]\s*$", s[: m.start()])):
             out.append(" " + content + " ")  # \mathrm{e} is Euler's e, not a unit
-        elif _UNITISH_RE.fullmatch(content) and not _is_whole(s, m.start(), j):
+        elif (_UNITISH_RE.fullmatch(content) and not _is_whole(s, m.start(), j)
+              and not _NOT_UNIT_WORDS & set(re.findall(r"[a-z]+", low))):
             # a unit or word beside math: drop it and a power right after it (cm^2)
             tail = re.match(r"\s*\^\s*(?:\{\s*\d+\s*\}|\d)", s[j:])
             if tail:
@@ -119,8 +120,16 @@ _BASE_RE = re.compile(r"^([0-9A-Za-z]+)_\{?(\d{1,2})\}?$")
 _LABEL_RE = re.compile(
     r"^\s*(?:[A-Za-z](?:_\{?\w+\}?)?\s*\(\s*[A-Za-z](?:\s*,\s*[A-Za-z])*\s*\)"
     r"|\(\s*[A-Za-z](?:_\{?\w+\}?)?(?:\s*,\s*[A-Za-z](?:_\{?\w+\}?)?)+\s*\))\s*=\s*(?=[^=]+$)")
-_NOT_UNIT_WORDS = {"or", "and", "pi", "i", "e", "x", "y", "z", "n", "k", "sqrt", "inf",
-                   "infinity", "infty", "sin", "cos", "tan", "log", "ln", "exp"}
+# words that change the value or the meaning of the number before them: never a unit
+_NOT_UNIT_WORDS = {
+    "or", "and", "pi", "i", "e", "x", "y", "z", "n", "k", "sqrt", "inf", "infinity", "infty",
+    "sin", "cos", "tan", "log", "ln", "exp", "times", "plus", "minus", "over", "divided",
+    "squared", "cubed", "root", "roots", "power", "powers", "factorial", "mod", "modulo",
+    "not", "no", "never", "less", "more", "than", "least", "most", "at", "to", "by", "of",
+    "hundred", "hundreds", "thousand", "thousands", "million", "millions", "billion",
+    "billions", "trillion", "dozen", "dozens", "half", "halves", "thirds", "fourths",
+    "fifths", "tenths", "hundredths", "thousandths", "percent", "wrong", "incorrect",
+    "approximately", "about", "roughly", "or", "either", "maybe", "possibly", "except"}
 
 
 _NUMBER_WORDS = {w: str(i) for i, w in enumerate(
@@ -231,6 +240,8 @@ def normalize(s: str) -> str:
     # thousands separators written the LaTeX way
     s = re.sub(r"(\d)\{,\}(?=\d{3})", r"\1", s)
     s = re.sub(r"(\d)\\[,!;: ](?=\d{3}(?!\d))", r"\1", s)
+    s = re.sub(r"\s*(?:\\(?:text|mbox|mathrm)\s*\{\s*percent\s*\}|(?<![a-z])percent(?![a-z]))",
+               "%", s)
     s = _replace_text_commands(s)
     s = _SPACING_RE.sub(" ", s)
     s = _number_formats(s)
