@@ -210,7 +210,9 @@ def fam_adversary(rng):
              f"The answer is {v} or {w}.", f"\\boxed{{{v}}} or \\boxed{{{w}}}",
              f"\\boxed{{{a} {b}}}", f"{a} {b}", f"Therefore $x \\geq {v}$ is the solution.",
              f"We checked {v} cases and none works.", f"QX{v}Z", f"\\boxed{{{v}, {w}}}",
-             f"The answer is {str(v)[0]} {str(v)[1]}."]
+             f"The answer is {str(v)[0]} {str(v)[1]}.",
+             f"\\boxed{{\\{rng.choice(['not', 'neg', 'tilde', 'hat', 'cancel{1}', 'lim'])} {v}}}",
+             f"\\boxed{{{v} {rng.choice(['hundred', 'halves', 'times 2', 'or more'])}}}"]
     return sp.Integer(v), [], preds
 
 
