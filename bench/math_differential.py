@@ -23,10 +23,43 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from math_corpus import generate  # noqa: E402
-from math_judge import run_math_verify, run_ours, stats  # noqa: E402
+from math_judge import run_math_verify, stats  # noqa: E402
 
 CASES = ROOT / "tests" / "data" / "math_cases.jsonl"
 RESULTS = ROOT / "bench" / "results"
+
+
+def run_ours(cases: list[dict]) -> tuple[list, list[float], list[str], list[bool]]:
+    """Our judge on every case; also which calls used a worker (the rest is the fast path:
+    extraction, normalisation, our parser and exact rationals in the calling thread)."""
+    import time
+
+    from verifier.math import get_pool, judge
+    from verifier.math.pool import WorkerPool
+
+    used = []
+    real_call = WorkerPool.call
+
+    def counting_call(self, *args, **kw):
+        if used:
+            used[-1] = True
+        return real_call(self, *args, **kw)
+
+    WorkerPool.call = counting_call
+    get_pool().warm_up()
+    judge("x+1", "1+x")  # import paths warm
+    got, times, notes = [], [], []
+    try:
+        for c in cases:
+            used.append(False)
+            t0 = time.perf_counter()
+            v = judge(c["gold"], c["prediction"], timeout_s=5.0)
+            times.append(time.perf_counter() - t0)
+            got.append(None if v.error else v.equivalent)
+            notes.append(f"{v.reason}{' ERROR ' + v.error if v.error else ''}")
+    finally:
+        WorkerPool.call = real_call
+    return got, times, notes, used
 
 
 def _row(name: str, cases: list[dict], got: list, times: list[float]) -> tuple[str, dict]:
@@ -64,7 +97,7 @@ def main() -> None:
     disagreements = []
     summary = {}
     for set_name, cases in sets.items():
-        ours, ours_t, notes = run_ours(cases)
+        ours, ours_t, notes, used = run_ours(cases)
         if a.skip_math_verify:
             mv, mv_t = [None] * len(cases), [0.0] * len(cases)
         else:
@@ -77,6 +110,13 @@ def main() -> None:
             lines.append(line)
             summary[(set_name, name)] = fig
             print(set_name, line)
+        fast = [t for t, u in zip(ours_t, used) if not u]
+        slow = [t for t, u in zip(ours_t, used) if u]
+        for label, ts in (("fast path (no worker)", fast), ("worker (sympy / math-verify)", slow)):
+            if ts:
+                st = stats(ts)
+                lines.append(f"| ours, {label}: {len(ts)} pairs | | | | {st['mean_ms']:.2f} | "
+                             f"{st['p50_ms']:.2f} | {st['p99_ms']:.2f} |")
         groups = sorted({c["group"] for c in cases})
         lines += ["", "| family/category | n | ours | math-verify |", "|---|---|---|---|"]
         for g in groups:
@@ -110,7 +150,9 @@ def main() -> None:
                      f"{d['math_verify']} | {d['our_reason'][:60].replace('|', '/')} |")
     RESULTS.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text("\n".join(lines) + "\n")
-    (RESULTS / "math_disagreements.jsonl").write_text(
+    out = Path(a.out)
+    name = "math_disagreements.jsonl" if out.name == "math_differential.md" else out.stem + ".jsonl"
+    (out.parent / name).write_text(
         "".join(json.dumps(d) + "\n" for d in disagreements))
     print(f"{len(disagreements)} disagreements; wrote {a.out}")
 
