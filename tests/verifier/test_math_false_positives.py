@@ -73,6 +73,8 @@ def test_never_equivalent(gold, pred):
     (r"\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}", r"\begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix}"),
     (r"\boxed{1}\boxed{2}", r"\boxed{2}, \boxed{1}"), ("1, 2", r"\boxed{1} and \boxed{2}"),
     (r"\frac{x^2-1}{x-1}", "x+1"),
+    (r"\langle 1,2 \rangle", "(1,2)"), ("5", r"5\$"), (r"f^{-1}(x) = 2x+1", "2x+1"),
+    (r"\sin x", r"\cos(90^\circ - x)"), ("1", r"\sin^2 30^\circ + \cos^2 30^\circ"),
 ])
 def test_equivalent(gold, pred):
     v = verdict(gold, pred)

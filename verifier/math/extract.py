@@ -114,6 +114,14 @@ def _final_box_group(text: str) -> list[str] | None:
     return [b[2] for b in group]
 
 
+def _strip_dollars(s: str) -> str:
+    """Drop math-mode ``$`` at both ends, but not an escaped ``\\$`` (a currency sign)."""
+    s = s.strip().lstrip("$")
+    while s.endswith("$") and not s.endswith("\\$"):
+        s = s[:-1]
+    return s.strip()
+
+
 def _join(answers: list[str]) -> str:
     """Several boxed answers as one list; the same box written twice is one answer."""
     unique = list(dict.fromkeys(a for a in answers))
@@ -132,7 +140,7 @@ def _clean_phrase_answer(raw: str) -> str:
     span = re.fullmatch(r"\$+([^$]+)\$+(?:\s*[.,;!]?)?", line)
     if span:
         line = span.group(1)
-    line = line.strip().strip("$").strip()
+    line = _strip_dollars(line)
     for wrap in (("\\(", "\\)"), ("\\[", "\\]")):
         if line.startswith(wrap[0]) and line.endswith(wrap[1]):
             line = line[2:-2].strip()
@@ -178,7 +186,7 @@ def extract_answer(text: str, require_box: bool = False) -> str | None:
         if ans:
             return ans
     if looks_like_bare_answer(text):
-        return text.strip().strip("$").strip()
+        return _strip_dollars(text)
     return _last_math_span(text)
 
 

@@ -118,7 +118,7 @@ _DEG_NUM_RE = re.compile(r"(\d+(?:\.\d+)?|\{[^{}]*\})\s*(?:\^\s*\{?\s*\\circ\s*\
 _TIME_RE = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?\s*((?:a|p)\.?\s*m\.?)?", re.I)
 _BASE_RE = re.compile(r"^([0-9A-Za-z]+)_\{?(\d{1,2})\}?$")
 _LABEL_RE = re.compile(
-    r"^\s*(?:[A-Za-z](?:_\{?\w+\}?)?\s*\(\s*[A-Za-z](?:\s*,\s*[A-Za-z])*\s*\)"
+    r"^\s*(?:[A-Za-z](?:_\{?\w+\}?)?(?:\^\s*\{\s*-1\s*\})?\s*\(\s*[A-Za-z](?:\s*,\s*[A-Za-z])*\s*\)"
     r"|\(\s*[A-Za-z](?:_\{?\w+\}?)?(?:\s*,\s*[A-Za-z](?:_\{?\w+\}?)?)+\s*\))\s*=\s*(?=[^=]+$)")
 # words that change the value or the meaning of the number before them: never a unit
 _NOT_UNIT_WORDS = {
@@ -227,6 +227,7 @@ def normalize(s: str) -> str:
         s = strip_wrappers(m.group(1))
     s = s.replace("\\lbrace", "\\{").replace("\\rbrace", "\\}")
     s = s.replace("\\lvert", "|").replace("\\rvert", "|")
+    s = s.replace("\\langle", "(").replace("\\rangle", ")")  # a vector <1, 2> is a tuple
     s = s.replace("\\displaystyle", " ").replace("\\limits", "")
     s = re.sub(r"\\[dt]frac", r"\\frac", s)
     s = re.sub(r"\\[dt]binom", r"\\binom", s)
