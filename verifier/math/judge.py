@@ -24,8 +24,9 @@ from pydantic import BaseModel, Field
 from verifier.math.extract import extract_answer, extract_gold
 from verifier.math.fastnum import FastScalars, fraction_str, to_fraction
 from verifier.math.latex import (MAX_ANSWER_CHARS, Ambiguous, ParseError, TooLong, Unsupported,
-                                 parse, unsafe_notation)
+                                 parse)
 from verifier.math.limits import too_large
+from verifier.math.notation import unsafe_notation
 from verifier.math.normalize import (base_number, normalize, strip_wrappers, text_answer,
                                      time_of_day)
 from verifier.math.pool import PoolTimeout, WorkerFailed, WorkerPool
