@@ -190,9 +190,12 @@ class VerifierClient:
                        BatchVerifyResponse) for c in chunks))
         return [r for out in outs for r in out.results]
 
-    async def math_verify(self, gold: str, prediction: str, extract: bool = True) -> MathVerifyResponse:
+    async def math_verify(self, gold: str, prediction: str, extract: bool = True,
+                          require_box: bool = False,
+                          timeout_s: float | None = None) -> MathVerifyResponse:
         return await self._call("POST", "/v1/math/verify",
-                                MathVerifyRequest(gold=gold, prediction=prediction, extract=extract),
+                                MathVerifyRequest(gold=gold, prediction=prediction, extract=extract,
+                                                  require_box=require_box, timeout_s=timeout_s),
                                 MathVerifyResponse)
 
     async def problems(self) -> list[ProblemSummary]:

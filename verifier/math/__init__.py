@@ -11,7 +11,8 @@ degrees) -> ``latex`` (own tokenizer and recursive-descent parser to a JSON AST)
 ``limits`` (size guard) -> ``structure`` (sets, tuples, intervals, equations, percents)
 with ``fastnum`` (exact rationals, in-process) or, in a killable worker process from
 ``pool``, ``sympy_backend`` and, for LaTeX our parser does not support, math-verify
-(``reference``, a runtime dependency that only the workers import).
+(``reference``, a runtime dependency that only the workers import; ``notation`` decides
+which predictions it may see).
 
 Policies (docs/math-judging.md has the full list with examples):
 * extraction: last box group, ``####``, answer phrases, a bare answer, the last math
