@@ -41,7 +41,7 @@ def test_too_large_prediction_is_wrong_at_once_not_an_error(pathological):
 
 def test_slow_prediction_times_out_as_not_equivalent_in_a_non_main_thread():
     """A prediction that passes the size guard but is slow to compare (a trigonometric
-    power sympy must simplify) is killed at its budget: not equivalent, reason timeout."""
+    power sympy must simplify: over 40 s here) is killed at its budget: not equivalent, reason timeout."""
     get_pool().warm_up()
     kills_before = get_pool().kills
     timeout_s = 1.0
