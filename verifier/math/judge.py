@@ -198,9 +198,7 @@ def judge(gold: str, prediction: str, *, timeout_s: float = 5.0,
             return verdict(False, f"prediction unparsable: {exc} ({bad})", gold_parsed=g_shown)
         p_node = None
     except ParseError as exc:  # malformed: no other parser gets to guess what it meant
-        if g_node is not None or unsafe_notation(p_norm) is not None:
-            return verdict(False, f"prediction unparsable: {exc}", gold_parsed=g_shown)
-        p_node = None
+        return verdict(False, f"prediction unparsable: {exc}", gold_parsed=g_shown)
     if g_node is not None and too_large(g_node):
         return verdict(False, "gold too large", error="gold answer is too large to evaluate")
     if p_node is not None and too_large(p_node):
