@@ -39,7 +39,9 @@ def test_last_boxed(text, expected):
     ("**Answer:** **18**", "18"),
     ("Janet makes $18 a day.\n**Final Answer:** 18", "18"),
     ("The answer is 18 eggs.", "18 eggs"),
-    ("Final Answer: the largest value is 7.", "the largest value is 7"),
+    ("Final Answer: the largest value is 7.", "7"),
+    ("Answer: there are 18 eggs in total.", "18 eggs in total"),
+    ("Final Answer: the value is not $7$.", "the value is not $7"),
     ("The final answer is $\\frac{1}{2}$. I hope it is correct.", r"\frac{1}{2}"),
     (r"\frac{1}{2}", r"\frac{1}{2}"),  # a bare answer is taken whole, not its last digit
     (r"x = 1 \text{ or } x = 2", r"x = 1 \text{ or } x = 2"),

@@ -29,7 +29,8 @@ def verdict(gold: str, pred: str, **kw):
     ("E", "E'"), ("f(x)", "f'(x)"), ("x^2", "(x^2)'"), ("2x", "(x^2)'"),
     # no "last number anywhere in the text"
     ("5", r"Therefore $x \geq 5$ is the solution."), ("2", "AZYUK2A"),
-    ("7", "There are 7 days in a week, so I cannot tell."), ("16", "The area is 4 * 4 = 16 square units."),
+    ("7", "There are 7 days in a week, so I cannot tell."),
+    ("7", "Final Answer: the value is not $7$."), ("16", "The area is 4 * 4 = 16 square units."),
     # several boxes on the gold side are all kept
     (r"\boxed{1}\boxed{2}", "2"), (r"\boxed{1}\boxed{2}", "1"),
     # a prediction listing several different answers is wrong
@@ -64,6 +65,7 @@ def test_never_equivalent(gold, pred):
     ("18", "**Answer:** **18**"), ("18", "The answer is 18 eggs."),
     ("18", "Janet sells 16 - 3 - 4 = 9 eggs.\n#### 18"), ("18", "The answer is $18."),
     ("18", "Final Answer: The final answer is 18. I hope it is correct."),
+    ("7", "Final Answer: the largest value is 7."), ("18", "Answer: there are 18 eggs in total."),
     # forms
     ("Devon", "Devon"), ("Devon", r"\text{Devon}"), ("(1,2)", "(a,b)=(1,2)"), ("2", "g(x)=2"),
     ("3", "x = 3"), (r"\frac{3}{2}", r"1+\cfrac{1}{2}"), ("6", r"\sum_{k=1}^{3} k"),

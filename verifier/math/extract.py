@@ -183,6 +183,11 @@ def extract_answer(text: str, require_box: bool = False) -> str | None:
     phrases = list(_PHRASE_RE.finditer(text))
     if phrases:
         ans = _clean_phrase_answer(text[phrases[-1].end() :])
+        if ans and not looks_like_bare_answer(ans):
+            # "Final Answer: the largest value is 7." -> what follows the last "is"
+            m = re.search(r"\b(?:is|are|equals|be)\s+(?!not\b)(\S.*)$", ans)
+            if m and looks_like_bare_answer(m.group(1)):
+                ans = _clean_phrase_answer(m.group(1))
         if ans:
             return ans
     if looks_like_bare_answer(text):
