@@ -81,6 +81,8 @@ def main() -> None:
     ap.add_argument("--judge-root", help="import `verifier` from this checkout instead (e.g. "
                     "/work/main, to measure the previous judge on the same inputs)")
     ap.add_argument("--skip-math-verify", action="store_true")
+    ap.add_argument("--repeat", type=int, default=1, help="time each pair this many times "
+                    "and keep the fastest (less noise on a shared machine)")
     a = ap.parse_args()
     if a.judge_root:
         sys.path.insert(0, a.judge_root)
@@ -90,6 +92,8 @@ def main() -> None:
         f"generated (seed {a.seed})": [dict(c, group=c["family"]) for c in generate(a.n, a.seed)],
     }
     lines = ["# Math judge: differential run against math-verify\n",
+             f"Timing: ours, fastest of {a.repeat} run(s) per pair; math-verify one run (it "
+             "caches parsed LaTeX, so repeats would time its cache).\n",
              "Same inputs for both judges; timings are wall time per call on the shared "
              "2-core dev machine (other engineers' jobs running), ours with a warm 2-worker "
              "pool, math-verify in-process with its own defaults. FP: judged equivalent "
@@ -98,14 +102,18 @@ def main() -> None:
     summary = {}
     for set_name, cases in sets.items():
         ours, ours_t, notes, used = run_ours(cases)
+        for _ in range(a.repeat - 1):
+            ours_t = [min(x, y) for x, y in zip(ours_t, run_ours(cases)[1])]
         if a.skip_math_verify:
             mv, mv_t = [None] * len(cases), [0.0] * len(cases)
         else:
+            # one run only: math-verify caches parsed LaTeX, so a repeat would time its cache
             mv, mv_t, _ = run_math_verify(cases, wrap_bare=True)
         lines += [f"## {set_name}: {len(cases)} pairs ({sum(c['expected'] for c in cases)} "
                   "equivalent)\n", "| judge | accuracy | FP | FN | mean ms | p50 ms | p99 ms |",
                   "|---|---|---|---|---|---|---|"]
-        for name, got, t in (("ours", ours, ours_t), ("math-verify", mv, mv_t)):
+        judges = [("ours", ours, ours_t)] + ([] if a.skip_math_verify else [("math-verify", mv, mv_t)])
+        for name, got, t in judges:
             line, fig = _row(name, cases, got, t)
             lines.append(line)
             summary[(set_name, name)] = fig
@@ -122,7 +130,8 @@ def main() -> None:
         for g in groups:
             idx = [i for i, c in enumerate(cases) if c["group"] == g]
             acc = [100 * sum(v[i] == cases[i]["expected"] for i in idx) / len(idx) for v in (ours, mv)]
-            lines.append(f"| {g} | {len(idx)} | {acc[0]:.0f}% | {acc[1]:.0f}% |")
+            mv_cell = "-" if a.skip_math_verify else f"{acc[1]:.0f}%"
+            lines.append(f"| {g} | {len(idx)} | {acc[0]:.0f}% | {mv_cell} |")
         lines.append("")
         for i, c in enumerate(cases):
             if not a.skip_math_verify and bool(ours[i]) != bool(mv[i]):
