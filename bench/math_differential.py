@@ -161,8 +161,9 @@ def main() -> None:
     Path(a.out).write_text("\n".join(lines) + "\n")
     out = Path(a.out)
     name = "math_disagreements.jsonl" if out.name == "math_differential.md" else out.stem + ".jsonl"
-    (out.parent / name).write_text(
-        "".join(json.dumps(d) + "\n" for d in disagreements))
+    if not a.skip_math_verify:
+        (out.parent / name).write_text(
+            "".join(json.dumps(d) + "\n" for d in disagreements))
     print(f"{len(disagreements)} disagreements; wrote {a.out}")
 
 
