@@ -4,22 +4,31 @@ Both modes send the same pydantic request models and return the same response mo
 embedded mode calls ``VerifierService`` (the code behind the HTTP app) in this process, so the
 RL loop gets identical verdicts, admission control and errors without a socket.
 
-Retries: 429 and 503 are retried (honouring Retry-After, else exponential backoff with
-jitter), as are connection failures (verification has no side effects, so it is safe to
-resend). Other 4xx raise ``VerifierError`` at once: resending a bad request cannot help.
+Every call goes through the route table (verifier.routes): the HTTP transport takes the
+method and path from it, the embedded transport the service coroutine, so the client has a
+method for every /v1 endpoint (``verify``, ``verify_batch``, ``execute``, ``check``,
+``math_verify``, ``problems``, ``problem``) and no endpoint the server lacks.
+
+Retries: 429 and 503 (queue full, store unavailable, not ready) are retried, honouring
+Retry-After, else exponential backoff with jitter, as are connection failures (refused,
+reset, server disconnected: verification has no side effects, so it is safe to resend), up
+to ``max_retries`` attempts and ``retry_budget_s`` seconds in all. Other 4xx raise
+``VerifierError`` at once: resending a bad request cannot help.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+import time
 from typing import Any, Iterable
 
 from pydantic import BaseModel
 
-from verifier.models import (BatchVerifyRequest, BatchVerifyResponse, MathVerifyRequest,
-                             MathVerifyResponse, ProblemDetail, ProblemList, ProblemSummary,
-                             VerifyOptions, VerifyRequest, VerifyResponse)
+from verifier.models import (BatchVerifyRequest, CheckRequest, CheckResponse, ExecuteRequest,
+                             ExecuteResponse, MathVerifyRequest, MathVerifyResponse, ProblemDetail,
+                             ProblemSummary, VerifyOptions, VerifyRequest, VerifyResponse)
+from verifier.routes import BY_CLIENT, Route, path_of
 
 RETRY_STATUSES = (429, 503)
 
@@ -50,9 +59,10 @@ class _HttpTransport:
         self.timeout = aiohttp.ClientTimeout(total=timeout_s)
         self.session = None
 
-    async def call(self, method: str, path: str, body: BaseModel | None) -> Any:
+    async def call(self, route: Route, body: BaseModel | None, params: dict[str, str]) -> Any:
         import aiohttp
 
+        method, path = route.method, path_of(route, params)
         if self.session is None:
             self.session = aiohttp.ClientSession(
                 timeout=self.timeout, headers=self.headers,
@@ -85,29 +95,21 @@ class _EmbeddedTransport:
         self.service = service
         self.started = False
 
-    async def call(self, method: str, path: str, body: BaseModel | None) -> Any:
-        from verifier.errors import Overloaded, RequestError
+    async def call(self, route: Route, body: BaseModel | None, params: dict[str, str]) -> Any:
+        from verifier.errors import RequestError
 
         s = self.service
         if not self.started:
             await s.start()
             self.started = True
+        if route.service is None:
+            raise ValueError(f"embedded client: {route.method} {route.path} has no service call")
+        args = ([body] if route.request is not None else []) + [params[p] for p in route.path_params]
         try:
-            if path == "/v1/verify":
-                return await s.verify(body)
-            if path == "/v1/verify/batch":
-                return await s.verify_batch(body)
-            if path == "/v1/math/verify":
-                return await s.math_verify(body)
-            if path == "/v1/problems":
-                return await s.list_problems()
-            if path.startswith("/v1/problems/"):
-                return await s.get_problem(path.rsplit("/", 1)[1])
-        except Overloaded as exc:
-            raise VerifierError(exc.status, exc.code, exc.message, exc.retry_after_s) from None
+            return await getattr(s, route.service)(*args)
         except RequestError as exc:
-            raise VerifierError(exc.status, exc.code, exc.message) from None
-        raise ValueError(f"embedded client: no route {method} {path}")
+            raise VerifierError(exc.status, exc.code, exc.message,
+                                getattr(exc, "retry_after_s", None)) from None
 
     async def close(self) -> None:
         if self.started:
@@ -118,11 +120,12 @@ class _EmbeddedTransport:
 class VerifierClient:
     def __init__(self, base_url: str, token: str | None = None, *, max_retries: int = 8,
                  backoff_s: float = 0.25, max_backoff_s: float = 10.0, timeout_s: float = 600.0,
-                 batch_size: int = 64, _transport=None):
+                 batch_size: int = 64, retry_budget_s: float = 120.0, _transport=None):
         self._t = _transport or _HttpTransport(base_url, token, timeout_s)
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
+        self.retry_budget_s = retry_budget_s
         self.batch_size = batch_size
         self.retries = 0  # how many times a call was retried (for tests and logs)
 
@@ -151,26 +154,32 @@ class VerifierClient:
     async def close(self) -> None:
         await self._t.close()
 
-    async def _call(self, method: str, path: str, body: BaseModel | None, model: type[BaseModel]):
+    async def _call(self, client_method: str, body: BaseModel | None = None, **params: str):
+        """Call the route whose client method is ``client_method``, retrying what may succeed."""
+        import aiohttp
+
+        route = BY_CLIENT[client_method]
+        deadline = time.monotonic() + self.retry_budget_s
         attempt = 0
         while True:
             try:
-                out = await self._t.call(method, path, body)
-                return out if isinstance(out, model) else model.model_validate_json(out)
+                out = await self._t.call(route, body, params)
+                return out if isinstance(out, route.response) else route.response.model_validate_json(out)
             except VerifierError as exc:
                 if exc.status not in RETRY_STATUSES or attempt >= self.max_retries:
                     raise
                 delay = exc.retry_after_s if exc.retry_after_s is not None else self._backoff(attempt)
-            except (OSError, asyncio.TimeoutError) as exc:
-                import aiohttp
-
-                if not isinstance(exc, (aiohttp.ClientConnectionError, ConnectionError)) \
-                        or attempt >= self.max_retries:
+                failure: Exception = exc
+            except (aiohttp.ClientConnectionError, ConnectionError) as exc:
+                if attempt >= self.max_retries:
                     raise
-                delay = self._backoff(attempt)
+                delay, failure = self._backoff(attempt), exc
+            delay = min(delay, self.max_backoff_s) * random.uniform(0.8, 1.2)
+            if time.monotonic() + delay > deadline:
+                raise failure  # the retry budget is spent: report the last failure
             attempt += 1
             self.retries += 1
-            await asyncio.sleep(min(delay, self.max_backoff_s) * random.uniform(0.8, 1.2))
+            await asyncio.sleep(delay)
 
     def _backoff(self, attempt: int) -> float:
         return min(self.max_backoff_s, self.backoff_s * (2 ** attempt))
@@ -178,28 +187,37 @@ class VerifierClient:
     # -- API --------------------------------------------------------------------------
     async def verify(self, problem_id: str | VerifyRequest | dict, language: str | None = None,
                      code: str | None = None, **options: Any) -> VerifyResponse:
-        return await self._call("POST", "/v1/verify", _request(problem_id, language, code, **options),
-                                VerifyResponse)
+        return await self._call("verify", _request(problem_id, language, code, **options))
 
     async def verify_batch(self, submissions: Iterable[VerifyRequest | dict]) -> list[VerifyResponse]:
         """Judge many submissions; sent in chunks of ``batch_size``, chunks in parallel."""
         reqs = [_request(s) for s in submissions]
         chunks = [reqs[i:i + self.batch_size] for i in range(0, len(reqs), self.batch_size)]
         outs = await asyncio.gather(*(
-            self._call("POST", "/v1/verify/batch", BatchVerifyRequest(submissions=c),
-                       BatchVerifyResponse) for c in chunks))
+            self._call("verify_batch", BatchVerifyRequest(submissions=c)) for c in chunks))
         return [r for out in outs for r in out.results]
+
+    async def execute(self, request: ExecuteRequest | dict) -> ExecuteResponse:
+        """Phase one of the two-phase API: run code on inputs by link (outputs stay transient)."""
+        if isinstance(request, dict):
+            request = ExecuteRequest.model_validate(request)
+        return await self._call("execute", request)
+
+    async def check(self, request: CheckRequest | dict) -> CheckResponse:
+        """Phase two: check outputs (transient keys or links) with a built-in or custom checker."""
+        if isinstance(request, dict):
+            request = CheckRequest.model_validate(request)
+        return await self._call("check", request)
 
     async def math_verify(self, gold: str, prediction: str, extract: bool = True,
                           require_box: bool = False,
                           timeout_s: float | None = None) -> MathVerifyResponse:
-        return await self._call("POST", "/v1/math/verify",
+        return await self._call("math_verify",
                                 MathVerifyRequest(gold=gold, prediction=prediction, extract=extract,
-                                                  require_box=require_box, timeout_s=timeout_s),
-                                MathVerifyResponse)
+                                                  require_box=require_box, timeout_s=timeout_s))
 
     async def problems(self) -> list[ProblemSummary]:
-        return (await self._call("GET", "/v1/problems", None, ProblemList)).problems
+        return (await self._call("problems")).problems
 
     async def problem(self, problem_id: str) -> ProblemDetail:
-        return await self._call("GET", f"/v1/problems/{problem_id}", None, ProblemDetail)
+        return await self._call("problem", problem_id=problem_id)
