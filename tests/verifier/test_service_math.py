@@ -53,7 +53,8 @@ async def test_code_problem_without_language_is_a_clear_4xx(client):
 async def test_a_too_large_or_slow_prediction_is_wa_with_reward_0_not_ie(service):
     big = await service.verify(VerifyRequest(problem_id="half-plus-third",
                                              code="\\boxed{(10^{100})!}"))
-    assert big.verdict == "WA" and big.reward == 0.0 and big.math.reason == "too_large"
+    # (the reason itself is redacted here, as for every hidden test; /v1/math/verify shows it)
+    assert big.verdict == "WA" and big.reward == 0.0 and big.math.error is None
 
 
 async def test_math_verify_budget_and_require_box_per_call(client):
