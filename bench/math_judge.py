@@ -4,8 +4,10 @@ Run:  .venv/bin/python bench/math_judge.py [--out bench/results/math.md]
 
 Prints overall and per-category accuracy and mean/p50/p99 seconds per call for both
 judges, plus our worker-pool round-trip cost, and writes a Markdown report.
-math-verify is a dev dependency only (installed here with the project's pip lock when
-missing); runtime code never imports it.
+math-verify is also a runtime dependency of ours (the second parser, run only in our
+worker processes, see docs/math-judging.md); here it is also run alone, in-process, as the
+reference judge. For generated pairs and the full disagreement list see
+bench/math_differential.py.
 """
 
 from __future__ import annotations

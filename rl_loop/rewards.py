@@ -3,8 +3,8 @@
 * code problems (stdio, function): the completion's code block (`prompts.extract_code`) is
   judged; the verifier's `reward` under the configured rule (all_pass default, fraction)
   is the reward;
-* math problems: the `\\boxed{}` answer (or the whole completion) goes through the same
-  verify call, which uses the math judge.
+* math problems: the whole completion goes through the same verify call; the math judge
+  extracts the final answer (its documented policy: boxes, "answer is", ...).
 
 Internal errors are not wrong answers: a response with verdict IE (reward None), a failed
 call (VerifierError 5xx, connection loss, timeout) is retried `ie_retries` times, then the
@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from rl_loop.prompts import extract_boxed, extract_code
+from rl_loop.prompts import extract_code
 
 
 @dataclass
@@ -41,8 +41,10 @@ class RewardStats:
 def answer_of(kind: str, completion: str, language: str) -> str:
     """What is sent to the verifier for a completion of a problem of `kind`."""
     if kind == "math":
-        boxed = extract_boxed(completion)
-        return boxed if boxed is not None else completion
+        # the whole completion: the math judge applies its extraction policy (a group of
+        # boxes such as "\\boxed{3} or \\boxed{4}" is several answers, which one last
+        # box taken here would hide)
+        return completion
     return extract_code(completion, language).code
 
 

@@ -2,6 +2,7 @@
 
     verifier serve [--config FILE] [--host H] [--port P] [--store URI] [--backend NAME] ...
     verifier submit FILE --problem ID [--language L] [--url URL] [--token T]
+    verifier submit answer.txt --problem MATH_ID      (a math answer: no language needed)
 
 Config precedence: defaults < --config YAML < VERIFIER_* environment < flags.
 """
@@ -41,10 +42,10 @@ def _serve_parser(sub) -> None:
 
 
 def _submit_parser(sub) -> None:
-    p = sub.add_parser("submit", help="judge one source file against a problem")
+    p = sub.add_parser("submit", help="judge one source file (or a math answer) against a problem")
     p.add_argument("file")
     p.add_argument("--problem", required=True)
-    p.add_argument("--language", help="default: from the file extension")
+    p.add_argument("--language", help="default: from the file extension (none for a math answer)")
     p.add_argument("--url", default="http://127.0.0.1:8080")
     p.add_argument("--token")
     p.add_argument("--stop-on-first-failure", action="store_true")
@@ -106,10 +107,9 @@ async def submit(args) -> int:
     from verifier.client import VerifierClient, VerifierError
 
     path = Path(args.file)
+    # None for a text answer (a math problem needs no language; the service asks for one
+    # when the problem is a code problem)
     language = args.language or _EXT_LANG.get(path.suffix)
-    if language is None:
-        print(f"cannot tell the language of {path.name}; pass --language", file=sys.stderr)
-        return 2
     import aiohttp
 
     try:
@@ -142,6 +142,8 @@ async def submit(args) -> int:
             print(f"  {t.name:<12} {t.verdict.value:<8} {t.time_s:7.3f}s {t.memory_kb:>8} KiB  "
                   f"{t.message[:80]}")
         print(f"{r.verdict.value} reward={r.reward} ({r.problem_id}, {len(r.tests)} tests)")
+        if r.math is not None:
+            print(f"  answer {r.math.extracted!r}: {r.math.reason}")
         if r.message and r.verdict.value in ("CE", "IE"):
             print(r.message[:2000])
     return 0 if r.verdict.value == "AC" else 1

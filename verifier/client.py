@@ -224,9 +224,12 @@ class VerifierClient:
             request = CheckRequest.model_validate(request)
         return await self._call("check", request)
 
-    async def math_verify(self, gold: str, prediction: str, extract: bool = True) -> MathVerifyResponse:
+    async def math_verify(self, gold: str, prediction: str, extract: bool = True,
+                          require_box: bool = False,
+                          timeout_s: float | None = None) -> MathVerifyResponse:
         return await self._call("math_verify",
-                                MathVerifyRequest(gold=gold, prediction=prediction, extract=extract))
+                                MathVerifyRequest(gold=gold, prediction=prediction, extract=extract,
+                                                  require_box=require_box, timeout_s=timeout_s))
 
     async def problems(self) -> list[ProblemSummary]:
         return (await self._call("problems")).problems

@@ -60,8 +60,9 @@ class VerifyOptions(_Req):
 
 class VerifyRequest(_Req):
     problem_id: str = Field(pattern=PROBLEM_ID_RE, description="Id of a problem in the store.")
-    language: str = Field(min_length=1, max_length=32, description="e.g. python, cpp, c. "
-                          "Ignored for math problems (the code is the answer).")
+    language: str | None = Field(None, min_length=1, max_length=32, description="e.g. python, "
+                                 "cpp, c. Required for stdio problems; optional for function "
+                                 "problems (their language) and math problems (ignored).")
     code: str = Field(description="Source code (or, for a math problem, the answer text).")
     options: VerifyOptions = VerifyOptions()
 
@@ -109,10 +110,16 @@ class MathVerifyRequest(_Req):
     gold: str = Field(min_length=1, max_length=100_000)
     prediction: str = Field(max_length=100_000)
     extract: bool = Field(True, description="Extract the final answer (\\boxed{}, 'answer is').")
+    require_box: bool = Field(False, description="Only a \\boxed{} answer counts (with extract).")
+    timeout_s: float | None = Field(None, gt=0, le=120, description="Budget of this call, "
+                                    "seconds (default: the service's math_timeout_s). A "
+                                    "prediction that needs more is not equivalent (reason 'timeout').")
 
 
 class MathVerifyResponse(BaseModel):
-    equivalent: bool | None = Field(description="null when the judge failed (error/timeout).")
+    equivalent: bool | None = Field(description="null when the judge failed (error); a "
+                                    "prediction over its time/size budget is false "
+                                    "(reason 'timeout'/'too_large').")
     extracted: str | None = None
     gold_parsed: str | None = None
     prediction_parsed: str | None = None

@@ -185,6 +185,11 @@ class VerifierService:
         """Validate against the problem before taking a place in line; return (problem, tests)."""
         self._check_code(req.code, f"{where}code")
         problem = await self._load(req.problem_id)
+        if isinstance(problem, FunctionProblem) and req.language is None:
+            req.language = problem.language  # a function problem has one language
+        if isinstance(problem, StdioProblem) and req.language is None:
+            raise InvalidRequest(f"{where}language: required for code problems; "
+                                 f"supported: {', '.join(self.languages)}")
         if isinstance(problem, StdioProblem) and req.language not in self.languages:
             raise UnsupportedLanguage(f"{where}language: unsupported language {req.language!r}; "
                                       f"supported: {', '.join(self.languages)}")
@@ -347,8 +352,9 @@ class VerifierService:
         with self._reserve({"math": 1}) as ticket:
             async def run():
                 async with ticket.slot("math"):
-                    return await judge_math(req.gold, req.prediction, self.config.math_timeout_s,
-                                            req.extract, run=self.work.math.run)
+                    return await judge_math(req.gold, req.prediction,
+                                            req.timeout_s or self.config.math_timeout_s,
+                                            req.extract, req.require_box, run=self.work.math.run)
             return await self._deadline(run())
 
     # -- problems -------------------------------------------------------------------

@@ -23,7 +23,7 @@ for top in lib bin sbin lib64; do
   fi
 done
 # (the docker SDK is left out: inside a container the service runs the local or lambda backend)
-pkgs=(aiohttp uvloop pydantic PyYAML boto3 sympy)
+pkgs=(aiohttp uvloop pydantic PyYAML boto3 sympy math-verify)
 [[ "${1:-}" == "--with-moto" ]] && pkgs+=(moto flask flask-cors werkzeug)
 "$PY" infra/sandbox-image/vendor_site.py "$ctx/site" "${pkgs[@]}" >/dev/null
 for d in verifier sandboxes problem_store samples; do

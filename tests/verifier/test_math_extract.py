@@ -28,8 +28,21 @@ def test_last_boxed(text, expected):
     ("So the answer is 3.5.", "3.5"),
     ("**Final answer:** 5", "5"),
     ("Answer: \\(x = -2\\)", "x = -2"),
-    ("The total is 1,250 dollars in the end", "1,250"),
-    ("We get 10, then 20, and finally 30 of them", "30"),
+    # no "last number anywhere" fallback: prose is not an answer
+    ("The total is 1,250 dollars in the end", None),
+    ("We get 10, then 20, and finally 30 of them", None),
+    ("AZYUK2A", None),
+    # the last math span is
+    (r"Therefore $x \geq 5$ is the solution.", r"x \geq 5"),
+    (r"Thus we get \(x = 4\) and \[y = \frac{1}{2}\] at the end", r"y = \frac{1}{2}"),
+    # markdown, final-answer sentences, GSM8K phrasing with a unit noun
+    ("**Answer:** **18**", "18"),
+    ("Janet makes $18 a day.\n**Final Answer:** 18", "18"),
+    ("The answer is 18 eggs.", "18 eggs"),
+    ("Final Answer: the largest value is 7.", "7"),
+    ("Answer: there are 18 eggs in total.", "18 eggs in total"),
+    ("Final Answer: the value is not $7$.", "the value is not $7"),
+    ("The final answer is $\\frac{1}{2}$. I hope it is correct.", r"\frac{1}{2}"),
     (r"\frac{1}{2}", r"\frac{1}{2}"),  # a bare answer is taken whole, not its last digit
     (r"x = 1 \text{ or } x = 2", r"x = 1 \text{ or } x = 2"),
     ("Devon", "Devon"),
@@ -39,6 +52,25 @@ def test_last_boxed(text, expected):
 ])
 def test_extract_answer(text, expected):
     assert extract_answer(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    (r"\boxed{1}, \boxed{2}", "1, 2"),                      # adjacent boxes: one answer list
+    (r"so $\boxed{3}$ or $\boxed{4}$", "3, 4"),
+    (r"first \boxed{41}. Wait, recomputing: \boxed{42}", "42"),  # a corrected draft
+])
+def test_box_groups(text, expected):
+    assert extract_answer(text) == expected
+
+
+def test_require_box():
+    assert extract_answer("The answer is 5.", require_box=True) is None
+    assert extract_answer(r"so \boxed{5}", require_box=True) == "5"
+
+
+def test_gold_keeps_every_box():
+    assert extract_gold(r"\boxed{1}\boxed{2}") == "1, 2"
+    assert extract_gold(r"first $\boxed{1}$, and later $\boxed{2}$.") == "1, 2"
 
 
 def test_gold_with_worked_solution_uses_its_box():
@@ -51,3 +83,8 @@ def test_extraction_is_linear_on_many_unclosed_boxes():
     t0 = time.perf_counter()
     assert extract_answer("\\boxed{" * 20000) is None
     assert time.perf_counter() - t0 < 5  # quadratic scanning took minutes here
+
+
+def test_a_box_repeated_verbatim_is_one_answer():
+    assert extract_answer("\\boxed{42}\n\\boxed{42}") == "42"
+    assert extract_gold("\\boxed{7} so \\boxed{7}") == "7"

@@ -1,8 +1,10 @@
 """Math answers: run the math judge off the event loop and map its verdict.
 
-The judge (verifier.math, sympy-based) is synchronous and can be slow on pathological input,
-so it runs in a worker thread with its own timeout. A judge error or timeout means we could
-not decide: IE with reward None, never a wrong answer.
+The judge (verifier.math) is synchronous; its sympy stage runs in worker processes that
+are killed at the per-call budget. A prediction that cannot be judged within its budget or
+is too large is the prediction's fault: not equivalent (WA, reward 0, reason
+``timeout``/``too_large``). Only a judge error (unreadable gold, crashed worker, the
+backstop below firing) means we could not decide: IE with reward None.
 """
 
 from __future__ import annotations
@@ -12,11 +14,12 @@ import asyncio
 from verifier.models import MathVerifyResponse, TestVerdict, Verdict
 
 
-def _judge_sync(gold: str, prediction: str, timeout_s: float, extract: bool) -> MathVerifyResponse:
-    from verifier.math import judge  # imported late: sympy is heavy to import
+def _judge_sync(gold: str, prediction: str, timeout_s: float, extract: bool,
+                require_box: bool) -> MathVerifyResponse:
+    from verifier.math import judge  # imported late: keeps the import graph light
 
-    v = judge(gold, prediction, timeout_s=timeout_s, extract=extract)
-    failed = bool(getattr(v, "error", None)) or bool(getattr(v, "timed_out", False))
+    v = judge(gold, prediction, timeout_s=timeout_s, extract=extract, require_box=require_box)
+    failed = bool(getattr(v, "error", None))
     return MathVerifyResponse(
         equivalent=None if failed else bool(v.equivalent),
         extracted=_s(getattr(v, "extracted", None)),
@@ -32,14 +35,15 @@ def _s(x) -> str | None:
 
 
 async def judge_math(gold: str, prediction: str, timeout_s: float,
-                     extract: bool = True, run=None) -> MathVerifyResponse:
+                     extract: bool = True, require_box: bool = False, run=None) -> MathVerifyResponse:
     """``run``: how to call the blocking judge off the loop (the service's math work class)."""
     run = run or asyncio.to_thread
     try:
-        # The outer wait is a backstop in case the judge's own timeout does not fire.
+        # The outer wait is a backstop in case the judge's own timeout does not fire
+        # (a worker start-up is not part of timeout_s, hence the margin).
         return await asyncio.wait_for(
-            run(_judge_sync, gold, prediction, timeout_s, extract),
-            timeout=timeout_s + 5.0)
+            run(_judge_sync, gold, prediction, timeout_s, extract, require_box),
+            timeout=timeout_s + 30.0)
     except asyncio.TimeoutError:
         return MathVerifyResponse(equivalent=None, reason="judge timed out", timed_out=True,
                                   error="math judge did not answer in time")

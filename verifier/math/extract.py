@@ -1,17 +1,28 @@
-"""Pull the final answer out of a whole model response.
+"""Pull the final answer out of a whole model response (the extraction policy).
 
-Order of preference, each taking the LAST occurrence in the text because models often
-restate or correct themselves before finishing:
+A prediction's final answer is taken from the first of these that the text has:
 
-1. ``\\boxed{...}`` / ``\\fbox{...}`` (nested braces matched, ``\\boxed 5`` accepted);
-2. ``#### X`` (GSM8K style);
-3. "final answer is X", "the answer is X", "Final Answer: X", "Answer: X";
+1. ``\\boxed{...}`` / ``\\fbox{...}`` (nested braces matched, ``\\boxed 5`` accepted): the
+   LAST box, together with the boxes right before it that are separated from it only by
+   spaces, commas, ``$`` or "and"/"or" (``\\boxed{1}, \\boxed{2}`` is the answer "1, 2").
+   Earlier boxes followed by prose are drafts the model corrected; a box repeated
+   verbatim counts once.
+2. ``#### X`` (GSM8K style), the last one;
+3. an answer phrase, the last one: "final answer is X", "Final Answer: X", "the answer is X",
+   "Answer: X"; markdown bold (``**Answer:** **18**``) is ignored. X runs to the end of its
+   sentence or line;
 4. the whole text when it is short and has no prose (it already is an answer);
-5. the last number in the text.
+5. the last math span of the text: ``$...$``, ``$$...$$``, ``\\(...\\)``, ``\\[...\\]``.
 
-Step 5 is a deliberate, documented fallback for free-form responses only. It is never
-used to rescue an answer that was found but cannot be parsed: that answer is judged as
-written (and fails), see ``judge.py``.
+Nothing else: no "last number anywhere in the text" (prose like ``AZYUK2A`` or "Therefore
+$x \\geq 5$ is the solution." must not become an answer by accident). With
+``require_box=True`` only step 1 counts.
+
+A prediction that ends up naming several answers ("3 or 4", two adjacent boxes) is a
+list; against a single gold answer it is wrong (see ``structure.compare``).
+
+The gold answer keeps ALL its boxes (a worked solution ``\\boxed{1}\\boxed{2}`` has the
+two answers 1 and 2); without a box it is its ``#### X`` or the whole text.
 """
 
 from __future__ import annotations
@@ -23,18 +34,22 @@ _PHRASE_RE = re.compile(
     re.IGNORECASE,
 )
 _GSM_RE = re.compile(r"####\s*(.+)")
-# A number as people write it: sign, thousands groups, decimals, a fraction a/b.
-_NUMBER_RE = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?(?:/\d+)?|-?\.\d+")
 _PROSE_RE = re.compile(r"[A-Za-z]{3,}")
+# markdown bold/italic markers: ``**`` not between two word characters (``x**2`` stays)
+_BOLD_RE = re.compile(r"(?<![\w)])\*\*|\*\*(?![\w(])|(?<!\w)__|__(?!\w)")
+_MATH_SPAN_RE = re.compile(r"\$\$(.+?)\$\$|(?<!\\)\$(.+?)(?<!\\)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]",
+                           re.S)
+_BOX_GLUE_RE = re.compile(r"(?:\s|\$|,|;|\\quad|\\qquad|\\text\{\s*(?:and|or)\s*\}|\band\b|\bor\b)*")
 _MATH_WORDS = {
     "sin", "cos", "tan", "cot", "sec", "csc", "log", "exp", "sqrt", "frac", "dfrac",
-    "tfrac", "text", "infty", "cdot", "times", "pmatrix", "bmatrix", "begin", "end",
+    "tfrac", "cfrac", "text", "infty", "cdot", "times", "pmatrix", "bmatrix", "begin", "end",
     "left", "right", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "circ",
     "mathrm", "mbox", "pi", "cup", "cap", "leq", "geq", "neq", "boxed", "binom",
     "dbinom", "lfloor", "rfloor", "lceil", "rceil", "quad", "and", "or", "mathbb",
     "emptyset", "varnothing", "displaystyle", "theta", "alpha", "beta", "gamma",
     "delta", "lambda", "sigma", "omega", "matrix", "vmatrix", "degree", "div", "pmod",
-    "array", "smallmatrix", "bmatrix", "inf", "infinity", "sqrt", "mathbb", "emptyset",
+    "array", "smallmatrix", "inf", "infinity", "approx", "cases", "sum", "prod",
+    "approximately", "about", "roughly",
 }
 
 
@@ -60,32 +75,72 @@ def _brace_pairs(text: str) -> dict[int, int]:
 _BOX_RE = re.compile(r"\\(?:boxed|fbox)(?![a-zA-Z])\s*")
 
 
-def last_boxed(text: str) -> str | None:
-    """Content of the last ``\\boxed{...}``/``\\fbox{...}`` in ``text``, or None."""
+def all_boxed(text: str) -> list[tuple[int, int, str]]:
+    """Every closed ``\\boxed``/``\\fbox`` as (start, end, content), in text order."""
     if "\\boxed" not in text and "\\fbox" not in text:
-        return None
+        return []
     pairs = _brace_pairs(text)
-    for m in reversed(list(_BOX_RE.finditer(text))):
+    out = []
+    for m in _BOX_RE.finditer(text):
         j = m.end()
         if j < len(text) and text[j] == "{":
             end = pairs.get(j)
-            if end is None:
-                continue
-            return text[j + 1 : end].strip()
+            if end is not None:
+                out.append((m.start(), end + 1, text[j + 1 : end].strip()))
+            continue
         tok = re.match(r"[^\s$]+", text[j:])  # "\\boxed 5": one token
         if tok:
-            return tok.group(0).strip()
-    return None
+            out.append((m.start(), j + tok.end(), tok.group(0).strip()))
+    # a box nested in another box is part of it, not a separate answer
+    return [b for b in out if not any(o[0] < b[0] and b[1] <= o[1] for o in out)]
+
+
+def last_boxed(text: str) -> str | None:
+    """Content of the last ``\\boxed{...}``/``\\fbox{...}`` in ``text``, or None."""
+    boxes = all_boxed(text)
+    return boxes[-1][2] if boxes else None
+
+
+def _final_box_group(text: str) -> list[str] | None:
+    boxes = all_boxed(text)
+    if not boxes:
+        return None
+    group = [boxes[-1]]
+    for b in reversed(boxes[:-1]):
+        between = text[b[1] : group[0][0]]
+        if not _BOX_GLUE_RE.fullmatch(between):
+            break
+        group.insert(0, b)
+    return [b[2] for b in group]
+
+
+def _strip_dollars(s: str) -> str:
+    """Drop math-mode ``$`` at both ends, but not an escaped ``\\$`` (a currency sign)."""
+    s = s.strip().lstrip("$")
+    while s.endswith("$") and not s.endswith("\\$"):
+        s = s[:-1]
+    return s.strip()
+
+
+def _join(answers: list[str]) -> str:
+    """Several boxed answers as one list; the same box written twice is one answer."""
+    unique = list(dict.fromkeys(a for a in answers))
+    return unique[0] if len(unique) == 1 else ", ".join(unique)
 
 
 def _clean_phrase_answer(raw: str) -> str:
     """Cut a phrase answer at the end of its line/sentence and drop wrapping $ and '.'."""
     line = raw.split("\n", 1)[0]
-    # a sentence ends at ". " (but not a decimal point like 3.5)
-    m = re.search(r"\.(?:\s|$)(?!\d)", line)
-    if m:
-        line = line[: m.start()]
-    line = line.strip().strip("*").strip().strip("$").strip()  # markdown bold, math mode
+    # a sentence ends at ". " (not a decimal point like 3.5, not inside $...$)
+    for m in re.finditer(r"\.(?:\s|$)(?!\d)", line):
+        if line[: m.start()].count("$") % 2 == 0:
+            line = line[: m.start()]
+            break
+    line = line.strip().strip("*").strip()
+    span = re.fullmatch(r"\$+([^$]+)\$+(?:\s*[.,;!]?)?", line)
+    if span:
+        line = span.group(1)
+    line = _strip_dollars(line)
     for wrap in (("\\(", "\\)"), ("\\[", "\\]")):
         if line.startswith(wrap[0]) and line.endswith(wrap[1]):
             line = line[2:-2].strip()
@@ -99,39 +154,52 @@ def looks_like_bare_answer(text: str) -> bool:
         return False
     if not re.search(r"\d", t) and len(t.split()) <= 3 and not re.search(r"[.!?]\s", t):
         return True  # a word answer such as "Devon" or "yes"
+    t = re.sub(r"(?<=[\d}\)\]%])(?:\s+[A-Za-z][A-Za-z\-']*){1,4}\.?$", "", t)  # "5 dollars"
+    t = re.sub(r"\\(?:text|mbox|mathrm)\s*\{[^{}]*\}", " ", t)  # units and words in \text
     t = re.sub(r"\\[a-zA-Z]+", " ", t)  # LaTeX commands are not prose
     words = [w.lower() for w in _PROSE_RE.findall(t)]
     return all(w in _MATH_WORDS for w in words)
 
 
-def extract_answer(text: str) -> str | None:
+def _last_math_span(text: str) -> str | None:
+    spans = [next(g for g in m.groups() if g is not None) for m in _MATH_SPAN_RE.finditer(text)]
+    spans = [s.strip() for s in spans if s.strip()]
+    return spans[-1] if spans else None
+
+
+def extract_answer(text: str, require_box: bool = False) -> str | None:
     """The final answer written in a response, or None when it holds none."""
     if not text or not text.strip():
         return None
-    boxed = last_boxed(text)
-    if boxed is not None:
-        return boxed
+    group = _final_box_group(text)
+    if group is not None:
+        return _join(group)
+    if require_box:
+        return None
+    text = _BOLD_RE.sub("", text)
     gsm = list(_GSM_RE.finditer(text))
     if gsm:
         return _clean_phrase_answer(gsm[-1].group(1))
     phrases = list(_PHRASE_RE.finditer(text))
     if phrases:
         ans = _clean_phrase_answer(text[phrases[-1].end() :])
+        if ans and not looks_like_bare_answer(ans):
+            # "Final Answer: the largest value is 7." -> what follows the last "is"
+            m = re.search(r"\b(?:is|are|equals|be)\s+(?!not\b)(\S.*)$", ans)
+            if m and looks_like_bare_answer(m.group(1)):
+                ans = _clean_phrase_answer(m.group(1))
         if ans:
             return ans
     if looks_like_bare_answer(text):
-        return text.strip().strip("$").strip()
-    nums = _NUMBER_RE.findall(text)
-    if nums:
-        return nums[-1]
-    return None
+        return _strip_dollars(text)
+    return _last_math_span(text)
 
 
 def extract_gold(text: str) -> str:
-    """The gold answer: a boxed or ``####`` answer inside a worked solution, else all of it."""
-    boxed = last_boxed(text)
-    if boxed is not None:
-        return boxed
+    """The gold answer: all boxes of a worked solution, its ``####`` answer, else all of it."""
+    boxes = all_boxed(text)
+    if boxes:
+        return _join([b[2] for b in boxes])
     gsm = list(_GSM_RE.finditer(text))
     if gsm:
         return _clean_phrase_answer(gsm[-1].group(1))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from verifier.math.structure import NeedsSympy, Outcome, has_decimal
+from verifier.math.structure import NeedsSympy, Outcome, approx_tol, has_decimal
 
 REL_TOL = 1e-9
 _MAX_EXP10 = 400
@@ -71,7 +71,11 @@ def fraction_str(v: Fraction) -> str:
 
 
 class FastScalars:
-    """Scalars for ``structure.compare`` that never leave the calling process."""
+    """Scalars for ``structure.compare`` that never leave the calling process.
+    ``approx``: the prediction was marked approximate (see ``structure.approx_tol``)."""
+
+    def __init__(self, approx: bool = False):
+        self.approx = approx
 
     def scalar_eq(self, g: list, p: list) -> Outcome:
         a, b = to_fraction(g), to_fraction(p)
@@ -81,6 +85,9 @@ class FastScalars:
             return Outcome(True, "exact rational equal")
         if (has_decimal(g) or has_decimal(p)) and rel_close(a, b):
             return Outcome(True, f"numeric equal within rel {REL_TOL:g}")
+        tol = approx_tol(g, p, self.approx)
+        if tol is not None and abs(a - b) <= tol:
+            return Outcome(True, f"equal to the precision written (+-{float(tol):g})")
         return Outcome(False, f"numbers differ ({fraction_str(a)} vs {fraction_str(b)})")
 
     def equation_eq(self, g: list, p: list) -> Outcome:

@@ -1,30 +1,42 @@
 """``judge(gold, prediction)``: extract, normalise, parse, compare, with a hard timeout.
 
-Flow: extract the answer -> normalise both strings -> equal strings win at once -> parse
-both into the AST -> compare in-process with exact rationals (fast path) -> otherwise
-compare with sympy in a worker process that is killed at ``timeout_s``.
+Flow: extract the answer -> times / base numbers / text answers -> normalise both strings
+-> equal strings win at once -> parse both into our AST -> size guard -> compare
+in-process with exact rationals (fast path) -> otherwise a worker process (killed at
+``timeout_s``) compares with our sympy backend and with math-verify (``reference``).
 
-"Not equivalent" and "could not judge" stay apart: a prediction that cannot be parsed is
-not equivalent (``error`` None); a gold answer that cannot be parsed, a crashed worker or
-an unexpected sympy failure sets ``error`` (the caller reports an internal error).
+"Not equivalent" and "could not judge" stay apart: a prediction that cannot be parsed,
+is ambiguous (``3 4``), too large or too slow is not equivalent (``error`` None, reason
+``too_large``/``timeout`` for the last two); a gold answer that cannot be parsed, a
+crashed worker or an unexpected sympy failure sets ``error`` (an internal error).
 """
 
 from __future__ import annotations
 
 import atexit
+import importlib.util
 import json
+import re
 import threading
 
 from pydantic import BaseModel, Field
 
 from verifier.math.extract import extract_answer, extract_gold
 from verifier.math.fastnum import FastScalars, fraction_str, to_fraction
-from verifier.math.latex import ParseError, parse
-from verifier.math.normalize import normalize, text_answer
+from verifier.math.latex import (MAX_ANSWER_CHARS, Ambiguous, ParseError, TooLong, Unsupported,
+                                 parse)
+from verifier.math.limits import too_large
+from verifier.math.notation import unsafe_notation
+from verifier.math.normalize import (base_number, normalize, strip_wrappers, text_answer,
+                                     time_of_day)
 from verifier.math.pool import PoolTimeout, WorkerFailed, WorkerPool
 from verifier.math.structure import NeedsSympy, compare
 
 MAX_INPUT_CHARS = 200_000
+# math-verify runs only in the workers; here we only need to know it is installed
+_REFERENCE = importlib.util.find_spec("math_verify") is not None
+TIMEOUT = "timeout"      # reason: the prediction could not be judged within its budget
+TOO_LARGE = "too_large"  # reason: the prediction (or its value) is too large to judge
 
 
 class MathVerdict(BaseModel):
@@ -36,7 +48,8 @@ class MathVerdict(BaseModel):
     prediction_parsed: str | None = Field(description="parsed prediction (sympy str form)")
     reason: str = Field(description="why, e.g. 'numeric equal within rel 1e-9'")
     error: str | None = Field(default=None, description="internal failure: no verdict")
-    timed_out: bool = Field(default=False, description="comparison exceeded timeout_s")
+    timed_out: bool = Field(default=False, description="comparison exceeded timeout_s "
+                            "(then equivalent is False and reason is 'timeout')")
 
 
 _pool: WorkerPool | None = None
@@ -84,29 +97,75 @@ def _fast_render(node: list) -> str:
     return json.dumps(node)
 
 
+def _special_forms(gold: str, pred: str) -> tuple[bool, str] | None:
+    """Times of day and base-subscript numbers, decided before any parsing."""
+    g, p = strip_wrappers(gold), strip_wrappers(pred)
+    gt, pt = time_of_day(g), time_of_day(p)
+    if gt or pt:
+        return (gt == pt, "times equal" if gt == pt else f"times differ ({gt} vs {pt})")
+    if _primes(g) != _primes(p):  # E' is not E, f'(x) is not f(x): some parsers drop marks
+        return (False, "derivative marks differ")
+    gb, pb = base_number(g), base_number(p)
+    if pb and not gb:
+        same = g.strip() == str(int(pb[0], pb[1]))
+        return (same, "base numbers equal" if same else "base numbers differ")
+    if gb:
+        if pb:
+            same = int(gb[0], gb[1]) == int(pb[0], pb[1])
+        else:  # the base is the question's: 101 answers "in base 2" as well as 101_2
+            same = p.upper() == gb[0] or p == str(int(gb[0], gb[1]))
+        return (same, "base numbers equal" if same else "base numbers differ")
+    return None
+
+
+def _primes(s: str) -> int:
+    return s.count("'") + s.count("\\prime")
+
+
+# the prediction says it is rounded: its last digit's precision applies (structure.approx_tol)
+_APPROX_RE = re.compile(r"\\approx|≈|\\simeq|^\s*(?:~|\\sim(?![a-z])|approximately|approx\.?|about"
+                        r"|roughly)", re.I)
+_DECIMAL_COMMA_RE = re.compile(r"-?\d+,(?:\d{1,2}|\d{4,})")
+
+
 def judge(gold: str, prediction: str, *, timeout_s: float = 5.0,
-          extract: bool = True) -> MathVerdict:
-    """Is ``prediction`` (a whole response when ``extract``) the same answer as ``gold``?"""
+          extract: bool = True, require_box: bool = False) -> MathVerdict:
+    """Is ``prediction`` (a whole response when ``extract``) the same answer as ``gold``?
+
+    ``timeout_s`` is this call's budget for the sympy stage. A prediction that cannot be
+    judged within it, or is too large, is NOT equivalent (reason ``timeout`` /
+    ``too_large``); ``error`` is set only when the gold cannot be read or the judge
+    itself failed. ``require_box``: only a ``\\boxed{}`` answer counts."""
     for name, val in (("gold", gold), ("prediction", prediction)):
         if not isinstance(val, str):
             raise TypeError(f"{name} must be a str, got {type(val).__name__}")
-        if len(val) > MAX_INPUT_CHARS:
-            raise ValueError(f"{name} is longer than {MAX_INPUT_CHARS} characters")
+    if len(gold) > MAX_INPUT_CHARS:
+        raise ValueError(f"gold is longer than {MAX_INPUT_CHARS} characters")
     if not timeout_s > 0:
         raise ValueError(f"timeout_s must be > 0, got {timeout_s}")
+
+    pred_ans: str | None = None
 
     def verdict(equal: bool, reason: str, **kw) -> MathVerdict:
         kw.setdefault("gold_parsed", None)
         kw.setdefault("prediction_parsed", None)
         return MathVerdict(equivalent=equal, extracted=pred_ans, reason=reason, **kw)
 
+    if len(prediction) > MAX_INPUT_CHARS:
+        return verdict(False, TOO_LARGE)
     gold_ans = extract_gold(gold)
-    pred_ans = extract_answer(prediction) if extract else prediction.strip()
+    pred_ans = (extract_answer(prediction, require_box=require_box) if extract
+                else prediction.strip())
     if not gold_ans:
         return verdict(False, "gold answer is empty", error="gold answer is empty")
     if not pred_ans:
-        return verdict(False, "no answer found")
+        return verdict(False, "no boxed answer found" if require_box else "no answer found")
+    if len(pred_ans) > MAX_ANSWER_CHARS:
+        return verdict(False, TOO_LARGE)
 
+    special = _special_forms(gold_ans, pred_ans)
+    if special is not None:
+        return verdict(special[0], special[1])
     g_text, p_text = text_answer(gold_ans), text_answer(pred_ans)
     if g_text is not None:
         same = g_text == p_text
@@ -117,33 +176,58 @@ def judge(gold: str, prediction: str, *, timeout_s: float = 5.0,
     if g_norm == p_norm and g_norm:
         return verdict(True, "normalised strings equal", gold_parsed=g_norm,
                        prediction_parsed=p_norm)
+    approx = bool(_APPROX_RE.search(pred_ans))
     try:
         g_node = parse(g_norm)
-    except ParseError as exc:
-        return verdict(False, "gold unparsable", error=f"gold answer could not be parsed: {exc}")
+    except TooLong:
+        return verdict(False, "gold too large", error="gold answer is too large to evaluate")
+    except ParseError:
+        g_node = None  # math-verify may still read it (in the worker)
+    if g_node is not None and g_node[0] == "num" and _DECIMAL_COMMA_RE.fullmatch(p_norm):
+        p_norm = p_norm.replace(",", ".")  # "2,5" against a single number is 2.5
+    g_shown = _fast_render(g_node) if g_node else None
     try:
         p_node = parse(p_norm)
-    except ParseError as exc:
-        return verdict(False, f"prediction unparsable: {exc}", gold_parsed=_fast_render(g_node))
+    except TooLong:
+        return verdict(False, TOO_LARGE, gold_parsed=g_shown)
+    except Ambiguous as exc:
+        return verdict(False, f"prediction ambiguous: {exc}", gold_parsed=g_shown)
+    except Unsupported as exc:
+        bad = unsafe_notation(p_norm)
+        if bad is not None:  # the second parser would drop it and read the rest
+            return verdict(False, f"prediction unparsable: {exc} ({bad})", gold_parsed=g_shown)
+        p_node = None
+    except ParseError as exc:  # malformed: no other parser gets to guess what it meant
+        return verdict(False, f"prediction unparsable: {exc}", gold_parsed=g_shown)
+    if g_node is not None and too_large(g_node):
+        return verdict(False, "gold too large", error="gold answer is too large to evaluate")
+    if p_node is not None and too_large(p_node):
+        return verdict(False, TOO_LARGE, gold_parsed=g_shown)
+
+    if g_node is not None and p_node is not None:
+        try:
+            out = compare(g_node, p_node, FastScalars(approx))
+            return verdict(out.equal, out.reason, gold_parsed=g_shown,
+                           prediction_parsed=_fast_render(p_node))
+        except NeedsSympy:
+            pass
+    if (g_node is None or p_node is None) and not _REFERENCE:
+        if g_node is None:
+            return verdict(False, "gold unparsable", error="gold answer could not be parsed")
+        return verdict(False, "prediction unparsable", gold_parsed=g_shown)
 
     try:
-        out = compare(g_node, p_node, FastScalars())
-        return verdict(out.equal, out.reason, gold_parsed=_fast_render(g_node),
-                       prediction_parsed=_fast_render(p_node))
-    except NeedsSympy:
-        pass
-
-    try:
-        res = get_pool().call({"gold": g_node, "pred": p_node}, timeout_s)
+        res = get_pool().call({"gold": g_node, "pred": p_node, "gold_tex": g_norm,
+                               "pred_tex": p_norm, "approx": approx}, timeout_s)
     except PoolTimeout:
-        return verdict(False, "timeout", timed_out=True)
+        return verdict(False, TIMEOUT, timed_out=True)
     except WorkerFailed as exc:
         return verdict(False, "worker failed", error=f"math worker failed: {exc}")
     if res.get("ok"):
-        return verdict(bool(res["equal"]), res["reason"], gold_parsed=res["gold_parsed"],
-                       prediction_parsed=res["prediction_parsed"])
+        return verdict(bool(res["equal"]), res["reason"], gold_parsed=res.get("gold_parsed"),
+                       prediction_parsed=res.get("prediction_parsed"))
     if res.get("kind") == "memory":
-        return verdict(False, f"resource limit ({res['error']})", timed_out=True)
+        return verdict(False, TOO_LARGE)
     return verdict(False, "comparison failed", error=f"sympy comparison failed: {res.get('error')}")
 
 

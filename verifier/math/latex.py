@@ -46,6 +46,20 @@ class ParseError(ValueError):
     """The answer is not in the supported LaTeX/plain subset."""
 
 
+class Unsupported(ParseError):
+    """Well-formed LaTeX this parser does not know (``\\sum``, ``cases``): another parser
+    (math-verify, in the worker) may read it. Any other ParseError is a malformed answer."""
+
+
+class TooLong(ParseError):
+    """A literal or nesting too large to handle: the answer is too large to judge."""
+
+
+class Ambiguous(ParseError):
+    """The answer is written in a way that has no single reading (``3 4``, ``(x+1)'``):
+    a prediction like that is wrong, and no other parser gets to guess."""
+
+
 @dataclass(frozen=True)
 class Tok:
     kind: str  # NUM WORD CMD OP END
@@ -71,6 +85,12 @@ def tokenize(s: str) -> list[Tok]:
         pos = m.end()
         kind = m.lastgroup
         if kind == "ws":
+            # "3 4" is two numbers, never 3*4 (the space is not an operator); "\frac 1 2"
+            # is fine: there the numbers are the arguments of a command
+            nxt = _TOKEN_RE.match(s, pos)
+            if (toks and toks[-1].kind == "NUM" and nxt and nxt.lastgroup == "num"
+                    and not (len(toks) > 1 and toks[-2].kind == "CMD")):
+                raise Ambiguous(f"two numbers separated by a space at {pos}")
             continue
         text = m.group(0)
         if kind == "op" and text == "**":
@@ -86,7 +106,7 @@ def num_node(text: str) -> list:
     whole, _, frac = mant.partition(".")
     digits = (whole or "0") + frac
     if len(digits) > 1000 or len(exp) > 7:
-        raise ParseError("number literal too long")
+        raise TooLong("number literal too long")
     return ["num", int(digits), (int(exp) if exp else 0) - len(frac)]
 
 
@@ -98,7 +118,7 @@ _PRIMARY_CMDS = {"\\frac", "\\sqrt", "\\pi", "\\infty", "\\binom", "\\lfloor", "
 class Parser:
     def __init__(self, text: str):
         if len(text) > MAX_ANSWER_CHARS:
-            raise ParseError(f"answer longer than {MAX_ANSWER_CHARS} characters")
+            raise TooLong(f"answer longer than {MAX_ANSWER_CHARS} characters")
         self.toks = tokenize(text)
         self.i = 0
         self.abs_depth = 0
@@ -156,7 +176,10 @@ class Parser:
         left = self.parse_setexpr()
         if self.at(":"):
             self.take()
-            return ["div", left, self.parse_setexpr()]
+            right = self.parse_setexpr()
+            if right[0] == "num" and right[1] == 0:
+                raise Ambiguous("a ratio with a zero second term")
+            return ["div", left, right]
         return left
 
     def parse_setexpr(self) -> list:
@@ -258,6 +281,10 @@ class Parser:
                 node = ["fact", node]
             elif op == "%":
                 node = ["pct", node]
+            elif node[0] == "sym":  # E' is another name than E, f' another than f
+                node = ["sym", node[1] + "'"]
+            else:
+                raise Ambiguous("a prime mark on an expression")
         return node
 
     def parse_group(self) -> list:
@@ -315,7 +342,7 @@ class Parser:
     def _list_until(self, closers: tuple[str, ...]) -> tuple[list, str]:
         saved, self.abs_depth = self.abs_depth, 0
         items = [self.parse_relation()]
-        while self.at(","):
+        while self.at(",", ";"):
             self.take()
             items.append(self.parse_relation())
         self.abs_depth = saved
@@ -431,7 +458,7 @@ class Parser:
             self.expect("}")
             if letter == "R":
                 return ["reals"]
-            raise ParseError(f"unsupported \\mathbb{{{letter}}}")
+            raise Unsupported(f"unsupported \\mathbb{{{letter}}}")
         if name in ("lfloor", "lceil"):
             e = self.parse_expr()
             self.expect("\\rfloor" if name == "lfloor" else "\\rceil")
@@ -441,7 +468,7 @@ class Parser:
             fname = self.take().text
             self.expect("}")
             if fname not in FUNCS:
-                raise ParseError(f"unknown function {fname!r}")
+                raise Unsupported(f"unknown function {fname!r}")
             return self._function(fname)
         if name == "begin":
             return self._matrix()
@@ -449,7 +476,7 @@ class Parser:
             return self._function(name)
         if name in GREEK:
             return self._subscript(["sym", name])
-        raise ParseError(f"unsupported command \\{name}")
+        raise Unsupported(f"unsupported command \\{name}")
 
     def _matrix(self) -> list:
         self.expect("{")
@@ -457,7 +484,7 @@ class Parser:
         self.expect("}")
         if env not in ("pmatrix", "bmatrix", "matrix", "vmatrix", "Bmatrix", "smallmatrix",
                        "array"):
-            raise ParseError(f"unsupported environment {env!r}")
+            raise Unsupported(f"unsupported environment {env!r}")
         if env == "array":  # skip the column spec {cc}
             self.expect("{")
             while not self.at("}"):
@@ -494,4 +521,5 @@ def parse(text: str) -> list:
     try:
         return Parser(text).parse_answer()
     except RecursionError as exc:
-        raise ParseError("answer nested too deeply") from exc
+        raise TooLong("answer nested too deeply") from exc
+

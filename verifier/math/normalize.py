@@ -7,7 +7,17 @@ Policies decided here (documented in docs of ``verifier.math``):
   as are a few plain unit words after a number; ``\\$`` and ``$`` are dropped.
 * thousands separators: ``1,000,000`` (whole answer), ``1{,}000`` and ``1\\,000`` become
   ``1000``; a comma elsewhere separates list items.
-* ``\\dfrac``/``\\tfrac`` are ``\\frac``; ``\\left``/``\\right``/spacing commands vanish.
+* ``\\dfrac``/``\\tfrac``/``\\cfrac`` are ``\\frac``; ``\\left``/``\\right``/spacing vanish.
+* number formats: ``10,\\!000`` and ``1 000`` (a space or thin space between groups of
+  exactly three digits) are 10000 and 1000; ``3 1/2`` and ``3\\frac{1}{2}`` (an integer
+  then a proper fraction) are the mixed number 7/2; ``\\approx 3.14`` is 3.14.
+* ``12:00`` (h:mm, optional :ss, am/pm) is a time, compared as written (``time 12:00``);
+  other ``a:b`` are ratios.
+* a degree mark inside a trigonometric argument converts to radians (``\\sin 30^\\circ``
+  is 1/2); elsewhere it is dropped.
+* ``101_2`` (digits with a numeric base subscript) is the number in that base.
+* labels: ``f(x) = ...`` and ``(a, b) = ...`` are their right-hand side.
+* trailing words after a number are units of any noun (``18 eggs``) and are dropped.
 """
 
 from __future__ import annotations
@@ -58,7 +68,11 @@ def _replace_text_commands(s: str) -> str:
         low = content.lower().strip(" .")
         if low in ("or", "and", ",", "or,"):
             out.append(f" {low} ")
-        elif _UNITISH_RE.fullmatch(content) and not _is_whole(s, m.start(), j):
+        elif len(content) == 1 and content.isalpha() and (
+                content in "ei" or not re.search(r"[\d}]\s*$", s[: m.start()])):
+            out.append(" " + content + " ")  # \mathrm{e} is Euler's e, not a unit
+        elif (_UNITISH_RE.fullmatch(content) and not _is_whole(s, m.start(), j)
+              and not _NOT_UNIT_WORDS & set(re.findall(r"[a-z]+", low))):
             # a unit or word beside math: drop it and a power right after it (cm^2)
             tail = re.match(r"\s*\^\s*(?:\{\s*\d+\s*\}|\d)", s[j:])
             if tail:
@@ -99,16 +113,121 @@ def strip_wrappers(s: str) -> str:
     return s
 
 
+_TRIG_RE = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)(?![a-zA-Z])|(?<![a-zA-Z\\])(?:sin|cos|tan)(?![a-z])")
+_DEG_NUM_RE = re.compile(r"(\d+(?:\.\d+)?|\{[^{}]*\})\s*(?:\^\s*\{?\s*\\circ\s*\}?|\\degree|°)")
+_TIME_RE = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?\s*((?:a|p)\.?\s*m\.?)?", re.I)
+_BASE_RE = re.compile(r"^([0-9A-Za-z]+)_\{?(\d{1,2})\}?$")
+_LABEL_RE = re.compile(
+    r"^\s*(?:[A-Za-z](?:_\{?\w+\}?)?(?:\^\s*\{\s*-1\s*\})?\s*\(\s*[A-Za-z](?:\s*,\s*[A-Za-z])*\s*\)"
+    r"|\(\s*[A-Za-z](?:_\{?\w+\}?)?(?:\s*,\s*[A-Za-z](?:_\{?\w+\}?)?)+\s*\))\s*=\s*(?=[^=]+$)")
+# words that change the value or the meaning of the number before them: never a unit
+_NOT_UNIT_WORDS = {
+    "or", "and", "pi", "i", "e", "x", "y", "z", "n", "k", "sqrt", "inf", "infinity", "infty",
+    "sin", "cos", "tan", "log", "ln", "exp", "times", "plus", "minus", "over", "divided",
+    "squared", "cubed", "root", "roots", "power", "powers", "factorial", "mod", "modulo",
+    "not", "no", "never", "less", "more", "than", "least", "most", "at", "to", "by", "of",
+    "hundred", "hundreds", "thousand", "thousands", "million", "millions", "billion",
+    "billions", "trillion", "dozen", "dozens", "half", "halves", "thirds", "fourths",
+    "fifths", "tenths", "hundredths", "thousandths", "percent", "wrong", "incorrect",
+    "approximately", "about", "roughly", "or", "either", "maybe", "possibly", "except"}
+
+
+_NUMBER_WORDS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty".split())}
+_REPEATING_RE = re.compile(r"(-?)(\d*)\.(\d*)\\overline\s*\{(\d+)\}")
+
+
+def _repeating(m: re.Match) -> str:
+    """``0.1\\overline{6}`` -> ``\\frac{1}{6}``: the exact value of a repeating decimal."""
+    from fractions import Fraction
+
+    sign, whole, fixed, rep = m.groups()
+    v = Fraction(int(whole or "0")) + (Fraction(int(fixed), 10 ** len(fixed)) if fixed else 0)
+    v += Fraction(int(rep), (10 ** len(rep) - 1) * 10 ** len(fixed))
+    return f"{sign}\\frac{{{v.numerator}}}{{{v.denominator}}}"
+
+
+def time_of_day(s: str) -> str | None:
+    """``h:mm[:ss][am|pm]`` as a canonical string, None when ``s`` is not a time."""
+    m = _TIME_RE.fullmatch(s.strip())
+    if not m or int(m.group(2)) > 59 or (m.group(3) and int(m.group(3)) > 59):
+        return None
+    ampm = (m.group(4) or "").replace(".", "").replace(" ", "").lower()
+    return f"time {int(m.group(1))}:{m.group(2)}" + (f":{m.group(3)}" if m.group(3) else "") + ampm
+
+
+def base_number(s: str) -> tuple[str, int] | None:
+    """``101_2`` -> ("101", 2) when the digits are valid in that base (2..36)."""
+    m = _BASE_RE.fullmatch(s.strip())
+    if not m or not 2 <= int(m.group(2)) <= 36:
+        return None
+    try:
+        int(m.group(1), int(m.group(2)))
+    except ValueError:
+        return None
+    return m.group(1).upper(), int(m.group(2))
+
+
+def _number_formats(s: str) -> str:
+    """Thousands groups, mixed numbers and approximation marks spelled one way."""
+    s = re.sub(r"(\d),\s*\\!\s*(?=\d{3}(?!\d))", r"\1", s)  # 10,\!000 (MATH's own format)
+    s = re.sub(r"(\d)\{,\}(?=\d{3})", r"\1", s)
+    s = re.sub(r"(\d)\\[,!;: ](?=\d{3}(?!\d))", r"\1", s)
+    # mixed numbers: "3 1/2", "3\frac{1}{2}", "3\frac12" with a proper fraction
+    def mixed(m: re.Match) -> str:
+        whole, num, den = m.group(1), m.group(2), m.group(3)
+        if int(den) == 0 or int(num) >= int(den):
+            return m.group(0)
+        return f"({whole}+\\frac{{{num}}}{{{den}}})"
+    s = re.sub(r"(?<![\d.}])(\d+)\s+(\d+)\s*/\s*(\d+)(?![\d.])", mixed, s)
+    s = re.sub(r"(?<![\d.}^_])(\d+)\s*\\frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}", mixed, s)
+    s = re.sub(r"(?<![\d.}^_])(\d+)\s*\\frac(\d)(\d)(?!\d)", mixed, s)
+    # thousands groups separated by a space: only groups of exactly three digits
+    s = re.sub(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d.]| ?/)",
+               lambda m: m.group(0).replace(" ", ""), s)
+    s = re.sub(r"^\s*(?:\\approx|\\sim|\\simeq|approximately|about|approx\.?)\s*", "", s)
+    s = re.sub(r"\\approx|\\simeq", "=", s)
+    return s
+
+
+def _degrees_in_trig(s: str) -> str:
+    if not _TRIG_RE.search(s):
+        return s
+    return _DEG_NUM_RE.sub(lambda m: f"({m.group(1)}\\cdot\\frac{{\\pi}}{{180}})", s)
+
+
+def _drop_trailing_words(s: str) -> str:
+    """``18 eggs`` -> ``18``: plain words after a number or bracket are a unit."""
+    m = re.fullmatch(r"(.*?[\d}\)\]])((?:\s+[A-Za-z][A-Za-z\-']*\.?){1,4})\s*", s, re.S)
+    if not m:
+        return s
+    from verifier.math.latex import is_math_word
+
+    words = [w.strip(".") for w in m.group(2).split()]
+    if any(w.lower() in _NOT_UNIT_WORDS or len(w) == 1 or is_math_word(w) for w in words):
+        return s  # "2 theta", "3 or 4" are math, not units
+    return m.group(1)
+
+
 def normalize(s: str) -> str:
     """Canonical spelling of an answer string; raises nothing, may return ''."""
     for k, v in _UNICODE.items():
         s = s.replace(k, v)
     s = strip_wrappers(s)
+    s = re.sub(r"\\cfrac", r"\\frac", s)
+    s = _REPEATING_RE.sub(_repeating, s)
+    word = re.sub(r"\\text\s*\{\s*([a-z]+)\s*\}", r"\1", s.strip().lower()).strip(" .")
+    if word in _NUMBER_WORDS:  # "six" is 6 (never s*i*x)
+        s = _NUMBER_WORDS[word]
+    s = _degrees_in_trig(s)
+    s = _number_formats(s)
     m = re.fullmatch(r"\\(?:boxed|fbox)\s*\{(.*)\}", s, re.S)
     if m and _balanced(m.group(1)):  # an already-extracted answer still in its box
         s = strip_wrappers(m.group(1))
     s = s.replace("\\lbrace", "\\{").replace("\\rbrace", "\\}")
     s = s.replace("\\lvert", "|").replace("\\rvert", "|")
+    s = s.replace("\\langle", "(").replace("\\rangle", ")")  # a vector <1, 2> is a tuple
     s = s.replace("\\displaystyle", " ").replace("\\limits", "")
     s = re.sub(r"\\[dt]frac", r"\\frac", s)
     s = re.sub(r"\\[dt]binom", r"\\binom", s)
@@ -122,11 +241,18 @@ def normalize(s: str) -> str:
     # thousands separators written the LaTeX way
     s = re.sub(r"(\d)\{,\}(?=\d{3})", r"\1", s)
     s = re.sub(r"(\d)\\[,!;: ](?=\d{3}(?!\d))", r"\1", s)
+    s = re.sub(r"\s*(?:\\(?:text|mbox|mathrm)\s*\{\s*percent\s*\}|(?<![a-z])percent(?![a-z]))",
+               "%", s)
     s = _replace_text_commands(s)
     s = _SPACING_RE.sub(" ", s)
+    s = _number_formats(s)
     s = s.strip()
     s = re.sub(r"\\?\.\s*$", "", s).strip()  # trailing full stop
     s = _TRAILING_UNITS_RE.sub("", s).strip()
+    s = _drop_trailing_words(s).strip()
+    s = _LABEL_RE.sub("", s)
+    if re.fullmatch(r"\(.*\)", s) and ";" in s and "," not in s:
+        s = s.replace(";", ",")  # (1; 2) is the pair (1, 2)
     s = re.sub(r"^[a-zA-Z]\s*\\in(?![a-zA-Z])\s*", "", s)  # "x \in [1, 2)" is the set
     if _THOUSANDS_WHOLE_RE.match(s):
         s = s.replace(",", "")
@@ -148,7 +274,7 @@ def text_answer(s: str) -> str | None:
         from verifier.math.latex import is_math_word
 
         words = re.findall(r"[A-Za-z]+", t)
-        if all(is_math_word(w) for w in words):
+        if all(is_math_word(w) for w in words) or t.lower() in _NUMBER_WORDS:
             return None
         return " ".join(w.lower() for w in words)
     return None

@@ -54,6 +54,28 @@ def has_decimal(node) -> bool:
     return False
 
 
+MIN_APPROX_DIGITS = 3
+
+
+def approx_tol(gold: list, pred: list, marked: bool):
+    """Half a unit in the last place of a prediction that says it is rounded.
+
+    Applies only when the prediction was marked approximate (``\\approx 3.14``, "about
+    3.14", ``≈``: ``marked``), is a bare decimal literal with at least
+    ``MIN_APPROX_DIGITS`` significant digits, and the gold is not itself written as a
+    decimal (a decimal gold is the exact target: 1.25 != 1.254). So ``\\pi`` ~
+    ``\\approx 3.14`` and 1/3 ~ ``\\approx 0.333``, but an unmarked 3.14 is not pi, 1/3 is
+    not ``\\approx 0.33`` (too few digits) and 2 is not ``\\approx 1.99``. A Fraction or None."""
+    from fractions import Fraction
+
+    if not marked or has_decimal(gold):
+        return None
+    node = pred[1] if pred[0] == "neg" else pred
+    if node[0] != "num" or node[2] >= 0 or len(str(node[1])) < MIN_APPROX_DIGITS:
+        return None
+    return Fraction(1, 2) * Fraction(10) ** node[2]
+
+
 def _is_sym(node: list) -> bool:
     return node[0] == "sym"
 

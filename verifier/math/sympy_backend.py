@@ -16,7 +16,7 @@ import random
 
 import sympy as sp
 
-from verifier.math.structure import Outcome, compare, has_decimal
+from verifier.math.structure import Outcome, approx_tol, compare, has_decimal
 
 REL_TOL = sp.Float("1e-9", 40)
 EXACT_TOL = sp.Float("1e-25", 40)  # both inputs exact: only evaluation noise is forgiven
@@ -212,8 +212,20 @@ def _symbolic(a, b, why: str) -> Outcome:
 class SympyScalars:
     """Scalars for ``structure.compare`` backed by sympy (worker side)."""
 
+    def __init__(self, approx: bool = False):
+        self.approx = approx
+
     def scalar_eq(self, g: list, p: list) -> Outcome:
-        return values_eq(to_sympy(g), to_sympy(p), has_decimal(g) or has_decimal(p))
+        a, b = to_sympy(g), to_sympy(p)
+        out = values_eq(a, b, has_decimal(g) or has_decimal(p))
+        tol = approx_tol(g, p, self.approx)
+        if out.equal or tol is None or a.free_symbols:
+            return out
+        u = _numeric(a)
+        bound = sp.Rational(tol.numerator, tol.denominator)
+        if u is not None and abs(u[1]) < EXACT_TOL and abs(u[0] - sp.Float(b, _PREC)) <= bound:
+            return Outcome(True, f"equal to the precision written (+-{float(tol):g})")
+        return out
 
     def equation_eq(self, g: list, p: list) -> Outcome:
         d1 = to_sympy(g[1]) - to_sympy(g[2])
@@ -269,14 +281,14 @@ def _pieces(s) -> list | None:
     return sorted(parts, key=lambda iv: sp.N(iv.start) if iv.start.is_finite else -sp.oo)
 
 
-def compare_nodes(gold: list, pred: list) -> dict:
+def compare_nodes(gold: list, pred: list, approx: bool = False) -> dict:
     """Worker entry point: the full comparison plus readable parsed forms.
 
     When sympy raises, blame is assigned by comparing the gold with itself: if that works,
     the prediction is what sympy cannot handle (``x > y`` against an interval), which is a
     wrong answer, not an internal error; otherwise the exception propagates (error)."""
     try:
-        out = compare(gold, pred, SympyScalars())
+        out = compare(gold, pred, SympyScalars(approx))
     except (MemoryError, RecursionError):
         raise
     except Exception as exc:
@@ -284,3 +296,4 @@ def compare_nodes(gold: list, pred: list) -> dict:
         out = Outcome(False, f"prediction not comparable: {type(exc).__name__}: {exc}"[:300])
     return {"equal": out.equal, "reason": out.reason,
             "gold_parsed": render(gold), "prediction_parsed": render(pred)}
+

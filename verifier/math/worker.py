@@ -26,14 +26,16 @@ def main() -> None:
         limit = args.memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     sys.setrecursionlimit(5000)
-
-    from verifier.math.sympy_backend import compare_nodes
+    # sympy and math-verify load here, once per worker and after stdout is redirected
+    # (never in the service process)
+    import verifier.math.reference  # noqa: F401
+    import verifier.math.sympy_backend  # noqa: F401
 
     proto.write(json.dumps({"ready": True}) + "\n")
     for line in sys.stdin:
         try:
             req = json.loads(line)
-            res = compare_nodes(req["gold"], req["pred"])
+            res = decide(req)
             res["ok"] = True
         except MemoryError:
             res = {"ok": False, "kind": "memory", "error": "MemoryError"}
@@ -46,6 +48,43 @@ def main() -> None:
         except (TypeError, ValueError) as exc:
             out = json.dumps({"ok": False, "kind": "error", "error": f"unserialisable: {exc}"})
         proto.write(out + "\n")
+
+
+def decide(req: dict) -> dict:
+    """Worker entry point for a judge request: our comparison, else math-verify's.
+
+    ``req``: ``gold``/``pred`` (our ASTs, None where our parser found LaTeX it does not
+    support) and ``gold_tex``/``pred_tex`` (the normalised answers). When our parser
+    read both sides its verdict stands (math-verify is lenient with malformed answers:
+    it reads ``5 +`` as 5); otherwise, or when sympy cannot handle our gold AST,
+    math-verify decides. An error only when neither parser can read the gold."""
+    from verifier.math.reference import reference_compare
+    from verifier.math.sympy_backend import compare_nodes
+
+    ours, ours_exc = None, None
+    if req.get("gold") is not None and req.get("pred") is not None:
+        try:
+            ours = compare_nodes(req["gold"], req["pred"], bool(req.get("approx")))
+        except (MemoryError, RecursionError):
+            raise
+        except Exception as exc:  # the gold is what sympy cannot handle
+            ours_exc = exc
+        if ours is not None:  # our parser read both sides: its verdict stands
+            return ours
+    if "gold_tex" not in req:  # a request built by our parser alone
+        if ours_exc is not None:
+            raise ours_exc
+        return ours
+    ref = reference_compare(req["gold_tex"], req["pred_tex"])
+    parsed = {"gold_parsed": ref.get("gold_parsed"), "prediction_parsed": ref.get("prediction_parsed")}
+    if ref["equal"]:
+        return {"equal": True, "reason": "equal (math-verify)", **parsed}
+    if ref["gold_ok"] or (req.get("gold") is not None and ours_exc is None):
+        why = "not equal (math-verify)" if ref["pred_ok"] else "prediction unparsable"
+        return {"equal": False, "reason": why, **parsed}
+    if ours_exc is not None:
+        raise ours_exc
+    raise ValueError("gold answer could not be parsed by either parser")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,106 @@
+"""False positives first: answers that must NEVER be judged equivalent (an RL policy that
+found one would be paid for a wrong answer), then the formats and forms that must be.
+
+Each class here was a false positive or a miss of an earlier version of the judge.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from verifier.math import judge
+
+
+def verdict(gold: str, pred: str, **kw):
+    v = judge(gold, pred, timeout_s=30, **kw)
+    assert v.error is None, v
+    return v
+
+
+@pytest.mark.parametrize("gold, pred", [
+    # a space between numbers is not multiplication
+    ("12", "3 4"), ("18", r"\boxed{2 9}"), ("29", r"\boxed{2 9}"), ("6", "2 3"),
+    ("12", r"The answer is 3 4."),
+    # times and ratios: 12:00 is not 1:00 (both were 1/0)
+    ("1:00", "12:00"), ("12:00", "1:00"), ("3:00", "3:15"), ("1", "1:0"),
+    # \mathrm{e} is Euler's number, not a unit to drop
+    ("1", r"\mathrm{e}+1"), ("2", r"1+\mathrm{e}"),
+    # primes name other things
+    ("E", "E'"), ("f(x)", "f'(x)"), ("x^2", "(x^2)'"), ("2x", "(x^2)'"),
+    # no "last number anywhere in the text"
+    ("5", r"Therefore $x \geq 5$ is the solution."), ("2", "AZYUK2A"),
+    ("7", "There are 7 days in a week, so I cannot tell."),
+    ("7", "Final Answer: the value is not $7$."), ("16", "The area is 4 * 4 = 16 square units."),
+    # several boxes on the gold side are all kept
+    (r"\boxed{1}\boxed{2}", "2"), (r"\boxed{1}\boxed{2}", "1"),
+    # a prediction listing several different answers is wrong
+    ("3", r"\boxed{3} or \boxed{4}"), ("3", "The answer is 3 or 4."), ("3", r"\boxed{3, 4}"),
+    # malformed answers are not read generously
+    ("5", "5 +"), ("2", r"@#\$ 2 %^&"), ("12", r"\boxed{12 \cdot}"),
+    # approximate answers need the mark and enough digits; exact golds stay exact
+    (r"\pi", "3.14"), ("1/3", "0.333"), ("1/3", r"\approx 0.33"), ("2", r"\approx 1.99"),
+    ("1.25", r"\approx 1.254"),
+    # thousands grouping only with groups of three
+    ("1000", "1 00"), ("100", "1 00"), ("10000", "10,00"),
+    # base subscripts are values
+    ("5", r"\boxed{110_2}"), ("101_2", "6"),
+    # identities are checked at negative points too
+    ("x", "|x|"), ("x", r"\sqrt{x^2}"),
+    # labels do not make a wrong value right
+    ("(1,2)", "(a,b)=(2,1)"), ("3", "g(x)=4"),
+])
+def test_never_equivalent(gold, pred):
+    v = verdict(gold, pred)
+    assert v.equivalent is False, v
+
+
+@pytest.mark.parametrize("gold, pred", [
+    # number formats
+    ("10000", r"10,\!000"), ("1000", "1 000"), ("1234567", "1 234 567"), ("1000", "1\u2009000"),
+    (r"\frac{7}{2}", "3 1/2"), (r"\frac{7}{2}", r"3\frac{1}{2}"), (r"-\frac{7}{2}", r"-3\frac12"),
+    ("2.5", "2,5"), (r"\pi", r"\approx 3.14"), ("1/3", r"\approx 0.333"),
+    (r"\sqrt{2}", "approximately 1.414"), ("50\\%", "0.5"), ("50", "50\\%"),
+    (r"30^\circ", "30 degrees"), ("12:00", "12:00"), ("3:15 pm", "3:15 p.m."),
+    # GSM8K phrasings
+    ("18", "**Answer:** **18**"), ("18", "The answer is 18 eggs."),
+    ("18", "Janet sells 16 - 3 - 4 = 9 eggs.\n#### 18"), ("18", "The answer is $18."),
+    ("18", "Final Answer: The final answer is 18. I hope it is correct."),
+    ("7", "Final Answer: the largest value is 7."), ("18", "Answer: there are 18 eggs in total."),
+    # forms
+    ("Devon", "Devon"), ("Devon", r"\text{Devon}"), ("(1,2)", "(a,b)=(1,2)"), ("2", "g(x)=2"),
+    ("3", "x = 3"), (r"\frac{3}{2}", r"1+\cfrac{1}{2}"), ("6", r"\sum_{k=1}^{3} k"),
+    ("101_2", "101"), ("101_2", "5"), ("5", r"\boxed{101_2}"), ("(1,2)", "(1; 2)"),
+    (r"\frac{1}{2}", r"\sin 30^\circ"), (r"\frac{\sqrt{3}}{2}", r"\cos(30^{\circ})"),
+    ("[1, 2)", r"x \in [1, 2)"), (r"\{1, 2\}", r"\{2, 1\}"),
+    (r"\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}", r"\begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix}"),
+    (r"\boxed{1}\boxed{2}", r"\boxed{2}, \boxed{1}"), ("1, 2", r"\boxed{1} and \boxed{2}"),
+    (r"\frac{x^2-1}{x-1}", "x+1"),
+    (r"\langle 1,2 \rangle", "(1,2)"), ("5", r"5\$"), (r"f^{-1}(x) = 2x+1", "2x+1"),
+    (r"\sin x", r"\cos(90^\circ - x)"), ("1", r"\sin^2 30^\circ + \cos^2 30^\circ"),
+])
+def test_equivalent(gold, pred):
+    v = verdict(gold, pred)
+    assert v.equivalent is True, v
+
+
+@pytest.mark.parametrize("gold, pred, expected", [
+    ("6", "six", True), (r"\text{four}", "4", True), ("6", "sixty", False),
+    (r"0.\overline{3}", r"\frac{1}{3}", True), (r"0.1\overline{6}", r"\frac{1}{6}", True),
+    (r"0.\overline{3}", "0.3", False),
+])
+def test_number_words_and_repeating_decimals(gold, pred, expected):
+    assert verdict(gold, pred).equivalent is expected
+
+
+@pytest.mark.parametrize("pred", [
+    # notation the second parser (math-verify) would drop, reading the rest as the answer
+    r"\boxed{\not 5}", r"\boxed{\neg 5}", r"\boxed{\cancel{6} 5}", r"\boxed{\mathbb{Z} 5}",
+    r"\boxed{\unknowncmd 5}", r"\boxed{\operatorname{foo} 5}", r"\boxed{\sum 5}",
+    r"\boxed{\lim 5}", r"\boxed{\tilde 5}", r"\boxed{\dot 5}", r"\boxed{\dots 5}",
+    # words after a number that change its meaning are not units
+    r"\boxed{5 hundred}", r"\boxed{5 halves}", r"\boxed{5 \text{ not }}", "5 times 6",
+    r"\boxed{5 \text{ or more}}", "The answer is 5 or more.",
+])
+def test_an_adversary_cannot_wrap_the_gold_value_in_noise(pred):
+    v = verdict("5", pred)
+    assert v.equivalent is False, v
