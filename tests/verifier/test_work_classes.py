@@ -113,7 +113,8 @@ async def test_embedded_client_has_an_identity(blobs, backend):
 
 
 async def test_stalled_store_does_not_block_math_judging(blobs, backend):
-    svc = VerifierService(make_config(self_test=False, work_classes={
+    # no background transient collection: it would take the one store thread at start
+    svc = VerifierService(make_config(self_test=False, transient_gc_interval_s=0, work_classes={
         "store_threads": 1, "store_queue_size": 1}), backend, blobs)
     await svc.start()
     stuck = threading.Event()
@@ -153,10 +154,10 @@ async def test_math_flood_stays_in_the_math_class(blobs, backend, monkeypatch):
     hang = threading.Event()
     real = jm._judge_sync
 
-    def hanging(gold, prediction, timeout_s, extract):
+    def hanging(gold, prediction, timeout_s, extract, require_box=False):
         if prediction == "hang":
             hang.wait(GUARD_S)
-        return real(gold, "1/2", timeout_s, extract)
+        return real(gold, "1/2", timeout_s, extract, require_box)
     monkeypatch.setattr(jm, "_judge_sync", hanging)
     flood = {"gold": "1/2", "prediction": "hang"}
     try:
