@@ -27,6 +27,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from sandboxes.languages import Language, get_language
+from sandboxes.runner import cgroup as cgroups
 from sandboxes.runner.classify import classify
 from sandboxes.runner.limits import Limits, rlimits_for
 from sandboxes.runner import shim
@@ -60,6 +61,9 @@ class RunnerConfig:
     # How runs are started: "shim" (posix_spawn of spawn_shim.c, ~1 ms), "fork" (os.fork,
     # ~10 ms on these VMs), "auto" (shim when a C compiler can build it, else fork).
     spawn: str = "auto"
+    # The control-group dirs delegated to this runner (one run-<n> group per compile/run
+    # below them); None: no cgroup, rlimits and a /proc scan instead (see limits.py).
+    cgroup: cgroups.CgroupDirs | None = None
 
 
 def _b64(data: bytes) -> str:
@@ -89,12 +93,19 @@ class Runner:
         if cfg.spawn not in ("auto", "shim", "fork"):
             raise ValueError(f"spawn must be auto, shim or fork, not {cfg.spawn!r}")
         self._preexisting = {d: self._entries(d) for d in cfg.wipe_new_in}
+        if cfg.cgroup is not None:
+            cgroups.sweep(cfg.cgroup)  # groups a previous agent in this slot left mid-run
         self.shim = None
         if cfg.spawn != "fork":
             # Private (0700) dir of ours beside the boxes; runs of another uid cannot touch it.
             self.shim = shim.build(os.path.join(cfg.scratch_root, f".runner-{os.getpid()}"))
             if self.shim is None and cfg.spawn == "shim":
                 raise RuntimeError("spawn='shim' but the spawn shim could not be built (no C compiler?)")
+
+    @property
+    def accounting(self) -> str:
+        """How a run's CPU time, memory and processes are counted: cgroup-v1/-v2, or rlimit."""
+        return self.cfg.cgroup.label if self.cfg.cgroup is not None else "rlimit"
 
     # -- requests ---------------------------------------------------------------------
     def compile(self, req: dict) -> dict:
@@ -254,13 +265,23 @@ class Runner:
         own_stdin = stdin_fd is None
         if own_stdin:
             stdin_fd = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+        group = None
         try:
+            if self.cfg.cgroup is not None:
+                try:
+                    group = cgroups.RunCgroup(self.cfg.cgroup, f"run-{os.getpid()}-{next(self._counter)}",
+                                              memory_bytes=lim.memory_bytes, max_pids=lim.max_processes)
+                except cgroups.CgroupError as exc:  # never run with weaker accounting than announced
+                    return Outcome(setup_error=str(exc))
             return run_process(
                 argv, env=env, cwd=box, stdin_fd=stdin_fd,
-                rlimits=rlimits_for(lim, stack_mb=lang.stack_mb), ident=self.ident,
-                cpu_limit_s=lim.cpu_time_s, wall_limit_s=lim.wall_time_s,
-                output_cap=lim.output_bytes, stderr_cap=lim.stderr_bytes, shim=self.shim)
+                rlimits=rlimits_for(lim, stack_mb=lang.stack_mb, cgroup=group is not None),
+                ident=self.ident, cpu_limit_s=lim.cpu_time_s, wall_limit_s=lim.wall_time_s,
+                output_cap=lim.output_bytes, stderr_cap=lim.stderr_bytes, shim=self.shim,
+                cgroup=group)
         finally:
+            if group is not None:
+                group.remove()
             if own_stdin:
                 os.close(stdin_fd)
 
