@@ -72,13 +72,17 @@ class CgroupTree:
     base: dict
 
     @classmethod
-    def create(cls, prefix: str = "oubliette") -> "CgroupTree | None":
+    def create(cls, prefix: str = "oubliette", *, at_root: bool = False) -> "CgroupTree | None":
+        """``at_root``: below each hierarchy's root instead of our own group, so the base has
+        the same path in every hierarchy (what ``docker --cgroup-parent`` needs)."""
         cls.reason = ""
         if os.geteuid() != 0:
             cls.reason = "not root: cannot create cgroups"
             return None
         try:
             mounts, own = _mounts(), _own_paths()
+            if at_root:
+                own = {k: "/" for k in own}
         except OSError as exc:
             cls.reason = f"cannot read /proc/self/cgroup or mountinfo: {exc}"
             return None
@@ -145,6 +149,10 @@ class CgroupTree:
     @property
     def label(self) -> str:
         return f"cgroup-v{self.version}"
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(next(iter(self.base.values())))
 
     def slot(self, name: str, *, memory_bytes: int | None = None, max_pids: int | None = None) -> CgroupDirs:
         """Make (or empty) ``name`` below the base; optional limits cover all it holds."""
