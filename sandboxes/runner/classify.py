@@ -41,12 +41,12 @@ def classify(out: Outcome, lim: Limits) -> tuple[str, str]:
         return "OLE", f"output exceeded {lim.output_bytes} bytes"
     if out.killed_for == "cpu" or out.signal == _signal.SIGXCPU or out.cpu_time_s > lim.cpu_time_s:
         return "TLE", f"CPU time limit {lim.cpu_time_s:g} s exceeded ({out.cpu_time_s:.3f} s)"
+    if out.oom_killed:  # before wall: a tree that lost a process to the OOM killer may then hang
+        return "MLE", f"memory limit {lim.memory_mb} MB exceeded (the run's processes together)"
     if out.killed_for == "wall":
         return "TLE", f"wall time limit {lim.wall_time_s:g} s exceeded"
     failed = out.signal is not None or out.exit_code != 0
     mem_kb = lim.memory_mb * 1024
-    if out.oom_killed:
-        return "MLE", f"memory limit {lim.memory_mb} MB exceeded (the run's processes together)"
     if out.memory_kb > mem_kb:
         return "MLE", f"memory limit {lim.memory_mb} MB exceeded (peak {out.memory_kb} KB)"
     if failed:
