@@ -94,7 +94,7 @@ def cgroup_binds(dirs: CgroupDirs | None) -> tuple[list[str], list[str]]:
 
 
 def bwrap_argv(bwrap: str, *, uid: int, fd: int, scratch_size_mb: int,
-               cgroup: CgroupDirs | None = None) -> list[str]:
+               cgroup: CgroupDirs | None = None, pkg_root: Path = _PKG_ROOT) -> list[str]:
     """The namespace each slot's agent lives in (see the module docstring for why each part)."""
     argv = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv",
@@ -113,7 +113,7 @@ def bwrap_argv(bwrap: str, *, uid: int, fd: int, scratch_size_mb: int,
     argv += ["--proc", "/proc", "--dev", "/dev",
              "--perms", "0755", "--size", str(scratch_size_mb << 20), "--tmpfs", "/tmp",
              "--perms", "1777", "--size", str(16 << 20), "--tmpfs", "/dev/shm",
-             "--ro-bind", str(_PKG_ROOT / "sandboxes"), f"{_BOX_PKG}/sandboxes"]
+             "--ro-bind", str(pkg_root / "sandboxes"), f"{_BOX_PKG}/sandboxes"]
     cg_binds, cg_args = cgroup_binds(cgroup)
     argv += cg_binds + ["--cap-drop", "ALL"]
     for cap in _AGENT_CAPS:
@@ -130,9 +130,9 @@ class Slot:
     _ids = itertools.count(1)
 
     def __init__(self, index: int, uid: int, bwrap: str, scratch_size_mb: int,
-                 cgroup: CgroupDirs | None = None):
+                 cgroup: CgroupDirs | None = None, pkg_root: Path = _PKG_ROOT):
         self.index, self.uid, self.bwrap, self.scratch_size_mb = index, uid, bwrap, scratch_size_mb
-        self.cgroup = cgroup
+        self.cgroup, self.pkg_root = cgroup, pkg_root
         self.proc: subprocess.Popen | None = None
         self.chan: Channel | None = None
         self.held: OrderedDict[str, None] = OrderedDict()
@@ -150,7 +150,7 @@ class Slot:
         try:
             self.proc = subprocess.Popen(
                 bwrap_argv(self.bwrap, uid=self.uid, fd=box_end.fileno(), scratch_size_mb=self.scratch_size_mb,
-                           cgroup=self.cgroup),
+                           cgroup=self.cgroup, pkg_root=self.pkg_root),
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=None,
                 pass_fds=[box_end.fileno()], env={"PATH": "/usr/bin:/bin"}, close_fds=True)
         finally:
@@ -213,13 +213,15 @@ class LocalBackend(SandboxBackend):
     def __init__(self, resolver=None, *, capacity: int | None = None, output_store=None,
                  scratch_size_mb: int = 256, uid_base: int = 61000,
                  lock_dir: str = "/run/oubliette-sandbox", bwrap: str | None = None,
-                 selftest: bool = True, cgroups: bool = True, require_cgroup: bool = False):
+                 selftest: bool = True, cgroups: bool = True, require_cgroup: bool = False,
+                 package_root: str | None = None):
         """``resolver``: a BlobStore (or anything with ``get``/``local_path``) for links.
         ``capacity``: parallel slots (default: CPU cores). ``scratch_size_mb``: tmpfs cap
         of one slot's scratch. ``output_store``: where ``output_to_store`` puts stdout
         (default: the resolver if it can ``put``). ``cgroups``: account each run in its own
         cgroup when the host allows (False: the rlimit fallback); ``require_cgroup``: refuse
-        to start without one."""
+        to start without one. ``package_root``: the checkout whose ``sandboxes/`` the agents
+        run (default: this one; benchmarks point it at another revision)."""
         self._capacity = capacity or os.cpu_count() or 1
         self.resolver = convert.BlobResolver(resolver, pass_fds=True)
         self.output_store = output_store if output_store is not None else (
@@ -231,6 +233,7 @@ class LocalBackend(SandboxBackend):
         self._leases: list[UidLease] = []
         self._idle: asyncio.Queue[Slot] | None = None
         self.use_cgroups, self.require_cgroup = cgroups, require_cgroup
+        self.package_root = Path(package_root) if package_root else _PKG_ROOT
         self._cgroup_tree: CgroupTree | None = None
         self.accounting = "rlimit"  # capability: cgroup-v1 / cgroup-v2 / rlimit (set by start)
         self.accounting_note = ""
@@ -257,7 +260,7 @@ class LocalBackend(SandboxBackend):
                 lease = UidLease(self.lock_dir, self.uid_base)
                 self._leases.append(lease)
                 dirs = self._cgroup_tree.slot(f"slot-{i}") if self._cgroup_tree else None
-                slot = Slot(i, lease.uid, self.bwrap, self.scratch_size_mb, dirs)
+                slot = Slot(i, lease.uid, self.bwrap, self.scratch_size_mb, dirs, self.package_root)
                 slot.spawn()
                 self.slots.append(slot)
             for slot in self.slots:
