@@ -113,9 +113,7 @@ class CgroupTree:
             return None
         base = os.path.join(own_dir, name)
         try:
-            # Our own group holds processes (us), so controllers are enabled for our new
-            # subtree only; the kernel refuses it (EBUSY) where we are not delegated a domain.
-            _write(os.path.join(own_dir, "cgroup.subtree_control"), "+memory +pids")
+            _enable_for_children(own_dir)
             os.mkdir(base, 0o755)
             _write(os.path.join(base, "cgroup.subtree_control"), "+memory +pids")
         except OSError as exc:
@@ -184,6 +182,27 @@ class CgroupTree:
     def close(self) -> None:
         for base in self.base.values():
             _remove_tree(base, self.version)
+
+
+def _enable_for_children(own_dir: str) -> None:
+    """Enable memory+pids for the children of our own v2 group.
+
+    v2 refuses that (EBUSY) while the group itself holds processes ("no internal
+    processes"), unless it is the root. Then we move this process into a leaf of its own
+    first, the way a delegated service does; other processes in the group keep it EBUSY,
+    and the caller reports why.
+    """
+    control = os.path.join(own_dir, "cgroup.subtree_control")
+    try:
+        _write(control, "+memory +pids")
+        return
+    except OSError as exc:
+        if exc.errno != 16:  # EBUSY
+            raise
+    leaf = os.path.join(own_dir, f"oubliette-service-{os.getpid()}")
+    os.makedirs(leaf, exist_ok=True)
+    _write(os.path.join(leaf, "cgroup.procs"), str(os.getpid()))
+    _write(control, "+memory +pids")
 
 
 def _remove_tree(top: str, version: int) -> None:
