@@ -158,7 +158,7 @@ async def run_all(cmds: dict, backends: list[str], runs: int, rounds: int, cores
             for lang, src in (("python", PY_SRC), ("cpp", CPP_SRC)):
                 first = await be.run_batch(Batch(program=Source(language=lang, code=src),
                                                  runs=[RunSpec(id="w", stdin=Blob(data=STDIN))]))
-                arts[name, lang] = first.compile.artifact
+                arts[label, lang] = first.compile.artifact
         for lang, cmd in cmds.items():
             methods: list[Method] = [Bare("bare", cmd, cores)]
             if shutil.which("bwrap"):

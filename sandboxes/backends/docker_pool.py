@@ -311,7 +311,7 @@ class ContainerPool:
         container = await asyncio.to_thread(self._run_container, name, ipc, run_uid, index, runs)
         try:
             conn, pid, hello = await self._connect(container, ipc)
-            if hello.get("accounting") != self.accounting:
+            if hello.get("accounting", "rlimit") != self.accounting:  # older agents: rlimit
                 raise AgentError(f"agent in {name} accounts runs by {hello.get('accounting')!r}, "
                                  f"expected {self.accounting!r}")
         except BaseException:

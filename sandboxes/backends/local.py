@@ -268,7 +268,7 @@ class LocalBackend(SandboxBackend):
                     hello = await asyncio.to_thread(slot.hello)
                 except (OSError, ProtocolError) as exc:
                     raise SandboxError(f"slot {slot.index}: agent did not start in bwrap: {exc}") from exc
-                if hello.get("accounting") != self.accounting:
+                if hello.get("accounting", "rlimit") != self.accounting:  # older agents: rlimit
                     raise SandboxError(f"slot {slot.index}: agent accounts runs by "
                                        f"{hello.get('accounting')!r}, expected {self.accounting!r}")
                 self._idle.put_nowait(slot)

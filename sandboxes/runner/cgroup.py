@@ -134,8 +134,16 @@ class RunCgroup:
 
     @property
     def procs_files(self) -> list[str]:
-        """Where the spawner writes the program's pid (before privileges are dropped)."""
-        return [os.path.join(p, "cgroup.procs") for p in self.paths.values()]
+        """Where the program's process writes "0" to move itself in (before it drops privileges).
+
+        v1: the ``tasks`` file. Moving the calling thread itself ("0") is the one migration
+        the kernel does without write-locking the global threadgroup rwsem, which otherwise
+        waits for an RCU grace period (about 1 ms idle, several under load) on every run. The
+        process is single-threaded there (just forked), so the thread is the whole process.
+        v2: ``cgroup.procs``.
+        """
+        name = "tasks" if self.version == 1 else "cgroup.procs"
+        return [os.path.join(p, name) for p in self.paths.values()]
 
     # -- reading -----------------------------------------------------------------------
     def cpu_s(self) -> float:

@@ -9,8 +9,8 @@
  *
  * fd 0/1/2 are the run's stdin/stdout/stderr, fd 3 is the report pipe. UID/GID -1 keep
  * ours; SECCOMP_HEX "-" means no filter (a classic BPF sock_filter array built by
- * sandboxes/runner/seccomp.py). CGROUP_PROCS: ':'-separated cgroup.procs files of the
- * run's control group (sandboxes/runner/cgroup.py), "-" for none; the grandchild moves
+ * sandboxes/runner/seccomp.py). CGROUP_PROCS: ':'-separated files (v1 tasks, v2
+ * cgroup.procs) of the run's control group (sandboxes/runner/cgroup.py), "-" for none; the grandchild moves
  * itself there first, while it still has the rights to, so the program's every
  * instruction and every page it touches are accounted to the run.
  *
@@ -79,8 +79,9 @@ static void install_seccomp(const char *hex) {
 
 static void join_cgroups(char *list) {
     if (strcmp(list, "-") == 0) return;
-    char pid[32];
-    int n = snprintf(pid, sizeof pid, "%d\n", (int)getpid());
+    /* "0": this very thread (we are single-threaded, just forked); see cgroup.py. */
+    const char pid[] = "0";
+    int n = 1;
     for (char *save = NULL, *path = strtok_r(list, ":", &save); path; path = strtok_r(NULL, ":", &save)) {
         int fd = open(path, O_WRONLY | O_CLOEXEC);
         if (fd < 0) fail("open cgroup.procs");
