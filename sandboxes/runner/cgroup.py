@@ -240,7 +240,8 @@ def _kill_v1(paths: dict, timeout_s: float) -> None:
             if not pids:
                 return
             if freezer and not frozen:
-                frozen = _freeze(freezer, deadline)
+                # Briefly: a task stuck in uninterruptible sleep delays freezing; kill anyway.
+                frozen = _freeze(freezer, min(deadline, time.monotonic() + 0.5))
                 if frozen:
                     pids.update(_pids(freezer))
             _kill_pids(pids)

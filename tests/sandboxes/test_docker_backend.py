@@ -73,8 +73,17 @@ async def test_every_container_carries_the_hardening_flags(be):
         assert list(hc["Tmpfs"]) == ["/sandbox"], "the scratch tmpfs is the only writable path"
         assert "size=64m" in hc["Tmpfs"]["/sandbox"] and "nosuid" in hc["Tmpfs"]["/sandbox"]
         assert hc["Privileged"] is False and hc["IpcMode"] == "private"
-        # The only mount is the agent's socket directory: no store, no docker socket.
-        assert [m["Destination"] for m in c.attrs["Mounts"]] == ["/ipc"]
+        # The agent's socket directory and, with per-run cgroups, the slot's run-group dirs
+        # (cgroupfs, writable by the root agent only): no store, no docker socket.
+        mounts = {m["Destination"]: m["Source"] for m in c.attrs["Mounts"]}
+        if be.accounting == "cgroup-v1":
+            assert sorted(mounts) == ["/ipc", *(f"/run/oubliette-cgroup/{k}"
+                                                for k in ("cpuacct", "freezer", "memory", "pids"))]
+            assert all(src.startswith("/sys/fs/cgroup/") and src.endswith("/runs")
+                       for dst, src in mounts.items() if dst != "/ipc")
+            assert hc["CgroupParent"].startswith("/oubliette-docker-")
+        else:
+            assert list(mounts) == ["/ipc"] or be.accounting == "cgroup-v2"
         assert cfg["User"] == "0:0" and c.status == "running"
     # ...and the run itself holds no capability and has only loopback.
     code = ("import socket\nst = open('/proc/self/status').read()\n"
