@@ -266,6 +266,7 @@ def _freeze(path: str, deadline: float) -> bool:
         _write(state, "FROZEN")
         while _read(state).strip() != "FROZEN":
             if time.monotonic() > deadline:
+                _write(state, "THAWED")  # frozen tasks would not die of the kill
                 return False
             time.sleep(0.0005)
         return True
