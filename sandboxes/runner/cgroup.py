@@ -100,6 +100,7 @@ class RunCgroup:
     def __init__(self, parent: CgroupDirs, name: str, *, memory_bytes: int, max_pids: int):
         self.version = parent.version
         self.paths = {k: os.path.join(d, name) for k, d in parent.dirs.items()}
+        self._empty = False
         made = []
         try:
             for path in self.paths.values():
@@ -175,11 +176,17 @@ class RunCgroup:
 
     # -- ending ------------------------------------------------------------------------
     def kill(self, timeout_s: float = 10.0) -> None:
-        """SIGKILL every process in the group until it is empty (forks racing the kill included)."""
+        """SIGKILL every process in the group until it is empty (forks racing the kill included).
+
+        Once empty it stays empty: only a member can fork into it, and only we can write it.
+        """
+        if self._empty:
+            return
         if self.version == 2:
             _kill_v2(self.paths["unified"], timeout_s)
         else:
             _kill_v1(self.paths, timeout_s)
+        self._empty = True
 
     def remove(self, timeout_s: float = 10.0) -> None:
         """Kill what is left and remove the group's dirs (their counters go with them)."""
@@ -231,14 +238,16 @@ def _kill_v1(paths: dict, timeout_s: float) -> None:
     frozen = False
     deadline = time.monotonic() + timeout_s
     pause = 0.0005
+    # The first hierarchy in ``paths`` is the one a process joins first (procs_files order),
+    # so it lists every process that has begun to join; the others are read only to kill.
+    first = next(iter(paths.values()))
     try:
         while True:
-            pids = set()
-            for key in ("pids", "memory", "cpuacct", "freezer"):
-                if key in paths:
-                    pids.update(_pids(paths[key]))
-            if not pids:
+            if not _pids(first):
                 return
+            pids = set()
+            for path in paths.values():
+                pids.update(_pids(path))
             if freezer and not frozen:
                 # Briefly: a task stuck in uninterruptible sleep delays freezing; kill anyway.
                 frozen = _freeze(freezer, min(deadline, time.monotonic() + 0.5))
