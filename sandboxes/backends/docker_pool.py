@@ -103,6 +103,19 @@ class AgentConnection:
         self._writer.close()
 
 
+def _run_group_pids(runs: CgroupDirs) -> list[int]:
+    """Processes in the slot's run groups (the agent keeps one spare group and removes the
+    last one after its reply, so groups may exist; processes in them may not)."""
+    found = []
+    for path in runs.dirs.values():
+        for name in ["", *(n for n in os.listdir(path) if n.startswith("run-"))]:
+            try:
+                found += [int(p) for p in Path(path, name, "cgroup.procs").read_text().split()]
+            except (FileNotFoundError, OSError):  # removed while we looked
+                pass
+    return sorted(set(found))
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -270,10 +283,9 @@ class ContainerPool:
             if procs is not None and procs != {slot.agent_pid}:
                 return f"processes other than the agent remain: {sorted(procs - {slot.agent_pid})}"
             if slot.runs_cgroup is not None:
-                for path in slot.runs_cgroup.dirs.values():
-                    left = [n for n in os.listdir(path) if n.startswith("run-")]
-                    if left or Path(path, "cgroup.procs").read_text().split():
-                        return f"run cgroup not cleaned up in {path}: {left}"
+                left = _run_group_pids(slot.runs_cgroup)
+                if left:
+                    return f"processes left in run cgroups: {left[:5]}"
             for d in ("sandbox", "dev/shm"):
                 left = [n for n in os.listdir(root / d) if not (d == "sandbox" and n in slot.keep)]
                 if left:

@@ -67,6 +67,7 @@ def serve(channel: Channel, runner: Runner) -> None:
         channel.send(reply)
         if not keep_going:
             return
+        runner.housekeeping()  # while the host reads the reply: remove/make run cgroups
 
 
 def _stdio_channel() -> Channel:

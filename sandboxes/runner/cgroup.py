@@ -97,7 +97,9 @@ def _keyed(path: str) -> dict[str, int]:
 class RunCgroup:
     """The control group of one run. Create, hand ``procs_files`` to the spawner, poll, kill, remove."""
 
-    def __init__(self, parent: CgroupDirs, name: str, *, memory_bytes: int, max_pids: int):
+    def __init__(self, parent: CgroupDirs, name: str, *, memory_bytes: int | None = None,
+                 max_pids: int | None = None):
+        """Make the group; limits now, or later with ``set_limits`` (a spare made ahead of time)."""
         self.version = parent.version
         self.paths = {k: os.path.join(d, name) for k, d in parent.dirs.items()}
         self._empty = False
@@ -110,7 +112,8 @@ class RunCgroup:
                     _kill_and_rmdir_one(path, self.version)
                     os.mkdir(path, 0o755)
                 made.append(path)
-            self._set_limits(memory_bytes, max_pids)
+            if memory_bytes is not None and max_pids is not None:
+                self._set_limits(memory_bytes, max_pids)
         except OSError as exc:
             for path in made:
                 try:
@@ -118,6 +121,12 @@ class RunCgroup:
                 except OSError:
                     pass
             raise CgroupError(exc.errno or errno.EIO, f"cannot set up run cgroup {name}: {exc}") from exc
+
+    def set_limits(self, memory_bytes: int, max_pids: int) -> None:
+        try:
+            self._set_limits(memory_bytes, max_pids)
+        except OSError as exc:
+            raise CgroupError(exc.errno or errno.EIO, f"cannot set run cgroup limits: {exc}") from exc
 
     def _set_limits(self, memory_bytes: int, max_pids: int) -> None:
         if self.version == 2:

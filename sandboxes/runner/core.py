@@ -22,6 +22,7 @@ import os
 import shutil
 import signal
 import stat
+import sys
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -93,6 +94,8 @@ class Runner:
         if cfg.spawn not in ("auto", "shim", "fork"):
             raise ValueError(f"spawn must be auto, shim or fork, not {cfg.spawn!r}")
         self._preexisting = {d: self._entries(d) for d in cfg.wipe_new_in}
+        self._spare: cgroups.RunCgroup | None = None
+        self._retired: list[cgroups.RunCgroup] = []
         if cfg.cgroup is not None:
             cgroups.sweep(cfg.cgroup)  # groups a previous agent in this slot left mid-run
         self.shim = None
@@ -269,8 +272,7 @@ class Runner:
         try:
             if self.cfg.cgroup is not None:
                 try:
-                    group = cgroups.RunCgroup(self.cfg.cgroup, f"run-{os.getpid()}-{next(self._counter)}",
-                                              memory_bytes=lim.memory_bytes, max_pids=lim.max_processes)
+                    group = self._take_group(lim)
                 except cgroups.CgroupError as exc:  # never run with weaker accounting than announced
                     return Outcome(setup_error=str(exc))
             return run_process(
@@ -281,9 +283,40 @@ class Runner:
                 cgroup=group)
         finally:
             if group is not None:
-                group.remove()
+                group.kill()  # empty before the reply (run_process killed it: normally a no-op)
+                self._retired.append(group)
             if own_stdin:
                 os.close(stdin_fd)
+
+    # -- run groups: made ahead and removed after the reply, off the request's path ---------
+    def _take_group(self, lim: Limits) -> cgroups.RunCgroup:
+        self.housekeeping()
+        group, self._spare = self._spare, None
+        if group is None:
+            group = self._new_group()
+        group.set_limits(lim.memory_bytes, lim.max_processes)
+        return group
+
+    def _new_group(self) -> cgroups.RunCgroup:
+        return cgroups.RunCgroup(self.cfg.cgroup, f"run-{os.getpid()}-{next(self._counter)}")
+
+    def housekeeping(self) -> None:
+        """Remove finished run groups and make the next one (the agent calls this after
+        each reply; a run calls it first). A failure here is logged: the group was already
+        empty, and the next run makes its own group or gets an IE."""
+        if self.cfg.cgroup is None:
+            return
+        while self._retired:
+            group = self._retired.pop()
+            try:
+                group.remove()
+            except cgroups.CgroupError as exc:
+                print(f"runner: {exc}", file=sys.stderr)
+        if self._spare is None:
+            try:
+                self._spare = self._new_group()
+            except cgroups.CgroupError as exc:
+                print(f"runner: cannot make the next run group: {exc}", file=sys.stderr)
 
     def _new_box(self) -> str:
         box = os.path.join(self.cfg.scratch_root, f"box-{os.getpid()}-{next(self._counter)}")

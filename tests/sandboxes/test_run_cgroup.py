@@ -168,7 +168,10 @@ def test_runner_with_a_cgroup_counts_children_and_cleans_up(scratch):
         out = _run(runner, "c", UNWAITED, cpu_time_s=0.5, wall_time_s=20)
         assert out["status"] == "TLE" and out["cpu_time_s"] >= 0.5, out
         assert out["wall_time_s"] < 10, "killed at the CPU limit, not at the wall limit"
-        assert [n for n in os.listdir(slot.dirs["pids"]) if n.startswith("run-")] == []
+        runner.housekeeping()  # what the agent does after each reply
+        groups = [n for n in os.listdir(slot.dirs["pids"]) if n.startswith("run-")]
+        assert len(groups) == 1, f"only the spare for the next run remains: {groups}"
+        assert open(os.path.join(slot.dirs["pids"], groups[0], "cgroup.procs")).read() == ""
     finally:
         tree.close()
 
