@@ -263,7 +263,8 @@ def _watch(st: _Started, cap: _Capture, meter, cgroup, cpu_limit_s: float, wall_
     if pidfd >= 0:
         poller.register(pidfd, select.POLLIN)
     deadline = start + wall_limit_s
-    next_cpu_check = start + meter.min_poll_s
+    # No CPU check before the whole budget could have been spent: short runs never poll.
+    next_cpu_check = start + max(meter.min_poll_s, min(_CPU_POLL_MAX_S, cpu_limit_s / _NCPU))
     killed_for = None
     try:
         while killed_for is None:
