@@ -20,7 +20,7 @@ import logging
 import os
 from dataclasses import dataclass
 
-from sandboxes.runner.cgroup import V1_CONTROLLERS, CgroupDirs, _kill_v1, _kill_v2, _rmdir_retry
+from sandboxes.runner.cgroup import V1_CONTROLLERS, CgroupDirs, kill_v1, kill_v2, rmdir_retry
 
 log = logging.getLogger(__name__)
 _V1_REQUIRED = ("cpuacct", "memory", "pids")
@@ -217,9 +217,9 @@ def _remove_tree(top: str, version: int) -> None:
 def _remove_one(path: str, version: int) -> None:
     try:
         if version == 2:
-            _kill_v2(path, 5.0)
+            kill_v2(path, 5.0)
         else:
-            _kill_v1({"pids": path}, 5.0)
-        _rmdir_retry(path, 5.0)
+            kill_v1({"pids": path}, 5.0)
+        rmdir_retry(path, 5.0)
     except OSError as exc:
         log.warning("cannot remove cgroup %s: %s", path, exc)

@@ -106,6 +106,11 @@ class DockerBackend(SandboxBackend):
                             pids_limit=self.config.pids_limit, cpus=self.config.cpus,
                             uids=[lease.uid for lease in self._leases],
                             start_timeout_s=self.config.start_timeout_s, cgroups=self.config.cgroups)
+            driver = (await asyncio.to_thread(self._client.info)).get("CgroupDriver", "?")
+            if spec.cgroups and driver != "cgroupfs":
+                # --cgroup-parent is a path only with the cgroupfs driver (systemd wants a slice).
+                spec.cgroups = False
+                log.warning("docker uses the %s cgroup driver: no cgroup per run (rlimit fallback)", driver)
             pool = ContainerPool(self._client, spec)
             await pool.start()
             if self.config.require_cgroup and pool.accounting == "rlimit":

@@ -175,7 +175,7 @@ class ContainerPool:
         self.last_destroy_reason = ""
         self._procfs_ok = True
         self._cgroups: CgroupTree | None = None
-        self.accounting, self.accounting_note = "rlimit", "cgroups disabled by configuration"
+        self.accounting, self.accounting_note = "rlimit", "cgroups disabled (configuration or docker's cgroup driver)"
 
     def _setup_cgroups(self) -> None:
         if not self.spec.cgroups:

@@ -192,16 +192,16 @@ class RunCgroup:
         if self._empty:
             return
         if self.version == 2:
-            _kill_v2(self.paths["unified"], timeout_s)
+            kill_v2(self.paths["unified"], timeout_s)
         else:
-            _kill_v1(self.paths, timeout_s)
+            kill_v1(self.paths, timeout_s)
         self._empty = True
 
     def remove(self, timeout_s: float = 10.0) -> None:
         """Kill what is left and remove the group's dirs (their counters go with them)."""
         self.kill(timeout_s)
         for path in self.paths.values():
-            _rmdir_retry(path, timeout_s)
+            rmdir_retry(path, timeout_s)
 
 
 def _pids(path: str) -> list[int]:
@@ -219,7 +219,7 @@ def _kill_pids(pids) -> None:
             pass
 
 
-def _kill_v2(path: str, timeout_s: float) -> None:
+def kill_v2(path: str, timeout_s: float) -> None:
     kill_file = os.path.join(path, "cgroup.kill")
     deadline = time.monotonic() + timeout_s
     pause = 0.0005
@@ -241,7 +241,7 @@ def _kill_v2(path: str, timeout_s: float) -> None:
         pause = min(pause * 2, 0.02)
 
 
-def _kill_v1(paths: dict, timeout_s: float) -> None:
+def kill_v1(paths: dict, timeout_s: float) -> None:
     """Freeze (so nothing forks between reading cgroup.procs and the kill), kill all, thaw."""
     freezer = paths.get("freezer")
     frozen = False
@@ -292,7 +292,7 @@ def _freeze(path: str, deadline: float) -> bool:
         return False
 
 
-def _rmdir_retry(path: str, timeout_s: float) -> None:
+def rmdir_retry(path: str, timeout_s: float) -> None:
     deadline = time.monotonic() + timeout_s
     while True:
         try:
@@ -309,10 +309,10 @@ def _rmdir_retry(path: str, timeout_s: float) -> None:
 
 def _kill_and_rmdir_one(path: str, version: int) -> None:
     if version == 2:
-        _kill_v2(path, 5.0)
+        kill_v2(path, 5.0)
     else:
         _kill_pids(_pids(path))
-    _rmdir_retry(path, 5.0)
+    rmdir_retry(path, 5.0)
 
 
 def sweep(parent: CgroupDirs) -> None:

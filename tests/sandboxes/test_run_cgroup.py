@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from sandboxes.runner.cgroup import CgroupDirs, RunCgroup, _kill_v2
+from sandboxes.runner.cgroup import CgroupDirs, RunCgroup, kill_v2
 from sandboxes.runner.core import Runner, RunnerConfig
 from sandboxes.runner.limits import Limits, cpu_backstop_s, rlimits_for
 
@@ -152,7 +152,7 @@ def test_v2_kill_and_cpu_counter_on_the_unified_hierarchy():
         while group.cpu_s() < 0.05 and time.monotonic() < deadline:
             time.sleep(0.01)
         assert group.cpu_s() >= 0.05
-        _kill_v2(path, 10)
+        kill_v2(path, 10)
         os.waitpid(pid, 0)
         assert group.pids() == []
     finally:
