@@ -46,6 +46,18 @@ def _mounts() -> dict[str, str]:
     return out
 
 
+def _all_mounts() -> list[str]:
+    """Mount points of every cgroup hierarchy (v1 named ones and v2 included), at their roots."""
+    out = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, _, right = line.partition(" - ")
+            fields, rfields = left.split(), right.split()
+            if rfields and rfields[0] in ("cgroup", "cgroup2") and fields[3] == "/":
+                out.append(fields[4])
+    return out
+
+
 def _own_paths() -> dict[str, str]:
     """Controller (or 'unified') -> this process's cgroup path in that hierarchy."""
     out = {}
@@ -182,6 +194,12 @@ class CgroupTree:
     def close(self) -> None:
         for base in self.base.values():
             _remove_tree(base, self.version)
+        if self.version == 1:
+            # docker --cgroup-parent makes the parent path in every hierarchy (blkio,
+            # devices, cpu, a hybrid host's v2 mount...), not only ours; remove those
+            # copies too (empty by now).
+            for mount in _all_mounts():
+                _remove_tree(os.path.join(mount, self.name), 1)
 
 
 def _enable_for_children(own_dir: str) -> None:
