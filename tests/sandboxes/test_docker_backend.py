@@ -198,3 +198,24 @@ async def test_selftest_runs_every_language_at_start():
     backend = DockerBackend(pool_size=1)
     await backend.start()  # raises SandboxError if any language's A+B fails in the image
     await backend.close()
+
+
+async def test_per_run_cgroups_are_accounted_and_leave_nothing_behind():
+    """Runs are counted in the slot's run groups; closing the pool removes every group,
+    including the parent copies runc makes in hierarchies we do not use."""
+    import glob
+
+    backend = DockerBackend(pool_size=1, selftest=False)
+    await backend.start()
+    try:
+        if backend.accounting == "rlimit":
+            pytest.skip(f"no cgroup per run here: {backend.pool.accounting_note}")
+        name = backend.pool._cgroups.name
+        code = "#include <unistd.h>\nint main(){ if (fork() == 0) for (;;); sleep(30); }\n"
+        res = await backend.run_batch(Batch(program=Source(language="c", code=code),
+                                            runs=[RunSpec(id="t", limits=RunLimits(cpu_time_s=0.3, wall_time_s=20))]))
+        assert res.runs[0].status == Status.TLE and res.runs[0].cpu_time_s >= 0.3, res.runs[0]
+        assert glob.glob(f"/sys/fs/cgroup/*/{name}")
+    finally:
+        await backend.close()
+    assert glob.glob(f"/sys/fs/cgroup/*/{name}") == []
