@@ -130,25 +130,41 @@ async def measure(methods: list[Method], runs: int, rounds: int) -> None:
             await m.burst(per_round * 2)
 
 
-async def run_all(cmds: dict, backends: list[str], runs: int, rounds: int, cores: int, work: Path):
+def _variants(backends: list[str], baseline: str | None, no_cgroup: bool) -> list[tuple[str, str, dict]]:
+    """(label, backend name, options): each backend, plus the comparison variants asked for."""
+    out = []
+    for name in backends:
+        out.append((name, name, {}))
+        if no_cgroup and name in ("local", "docker"):
+            out.append((f"{name} (no cgroup: rlimit fallback)", name, {"cgroups": False}))
+        if baseline and name == "local":
+            # The agent of another checkout (e.g. main before per-run cgroups) in the same
+            # slots, measured interleaved with this one: a side-by-side before/after.
+            out.append((f"local @ {baseline}", name, {"cgroups": False, "package_root": baseline}))
+    return out
+
+
+async def run_all(cmds: dict, backends: list[str], runs: int, rounds: int, cores: int, work: Path,
+                  baseline: str | None = None, no_cgroup: bool = False):
     started = []
     results = {}
     try:
         arts = {}
-        for name in backends:
-            be = create_backend(name)
+        for label, name, opts in _variants(backends, baseline, no_cgroup):
+            be = create_backend(name, **opts)
             await be.start()
+            be.label = label
             started.append(be)
             for lang, src in (("python", PY_SRC), ("cpp", CPP_SRC)):
                 first = await be.run_batch(Batch(program=Source(language=lang, code=src),
                                                  runs=[RunSpec(id="w", stdin=Blob(data=STDIN))]))
-                arts[name, lang] = first.compile.artifact
+                arts[label, lang] = first.compile.artifact
         for lang, cmd in cmds.items():
             methods: list[Method] = [Bare("bare", cmd, cores)]
             if shutil.which("bwrap"):
                 methods.append(Bare("fresh bwrap per run", fresh_bwrap_cmd(cmd, work), cores))
             for be in started:
-                methods.append(InBackend(be.name, be, arts[be.name, lang], cores))
+                methods.append(InBackend(be.label, be, arts[be.label, lang], cores))
             await measure(methods, runs, rounds)
             results[lang] = methods
     finally:
@@ -163,8 +179,13 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=200, help="sequential runs per method")
     ap.add_argument("--rounds", type=int, default=10, help="interleaving rounds")
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "sandbox.md"))
+    ap.add_argument("--baseline", metavar="CHECKOUT",
+                    help="also run local with the agent of another checkout (e.g. /work/main)")
+    ap.add_argument("--no-cgroup", action="store_true",
+                    help="also run local/docker without per-run cgroups (what the cgroup costs)")
     a = ap.parse_args()
     cores = os.cpu_count() or 1
+    load0 = os.getloadavg()[0]
     work = Path(tempfile.mkdtemp(prefix="sbx-bench-"))
     os.chmod(work, 0o755)
     try:
@@ -172,7 +193,7 @@ def main() -> int:
         for p in work.iterdir():
             os.chmod(p, 0o755)
         names = [n.strip() for n in a.backends.split(",") if n.strip()]
-        results = asyncio.run(run_all(cmds, names, a.runs, a.rounds, cores, work))
+        results = asyncio.run(run_all(cmds, names, a.runs, a.rounds, cores, work, a.baseline, a.no_cgroup))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     rows = []
@@ -186,8 +207,10 @@ def main() -> int:
     lines = [
         "# Sandbox overhead",
         "",
-        f"`bench/sandbox_overhead.py --backends {a.backends} --runs {a.runs} --rounds {a.rounds}` on {platform.node()} "
-        f"({cores} cores, {platform.machine()}), {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.",
+        f"`bench/sandbox_overhead.py --backends {a.backends} --runs {a.runs} --rounds {a.rounds}"
+        f"{' --baseline ' + a.baseline if a.baseline else ''}{' --no-cgroup' if a.no_cgroup else ''}` on {platform.node()} "
+        f"({cores} cores, {platform.machine()}), {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+        f"load average {load0:.1f} at start, {os.getloadavg()[0]:.1f} at the end.",
         "Per-run wall: median of sequential single-run calls timed by the caller. "
         "'in-box' is the wall time the runner itself measured for the program. "
         "Throughput: runs/s with all cores busy. Ratios are against bare.",

@@ -140,6 +140,8 @@ class VerifierService:
 
     async def readiness(self) -> tuple[bool, dict]:
         detail: dict = {"backend": getattr(self.backend, "name", "?"), "backend_started": self.started,
+                        # How runs are accounted: cgroup-v1/-v2 (whole tree) or rlimit (per process).
+                        "accounting": getattr(self.backend, "accounting", "rlimit"),
                         "self_test": self.self_test_message or "not run"}
         try:
             if self.work.store.saturated:  # do not queue a probe behind stuck calls

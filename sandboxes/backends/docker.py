@@ -63,6 +63,9 @@ class DockerBackendConfig(BaseModel):
     reply_margin_s: float = Field(
         15.0, gt=0, le=600, description="Extra wait beyond a step's wall limit before the agent counts as hung.")
     build_image: bool = Field(True, description="Build the top image layer when missing (seconds).")
+    cgroups: bool = Field(True, description="A cgroup per run (CPU/memory of the whole tree, pids) "
+                                            "where the host allows; else the rlimit fallback.")
+    require_cgroup: bool = Field(False, description="Refuse to start without a cgroup per run.")
 
 
 class DockerBackend(SandboxBackend):
@@ -102,9 +105,17 @@ class DockerBackend(SandboxBackend):
                             scratch_mb=self.config.scratch_mb, shm_mb=self.config.shm_mb,
                             pids_limit=self.config.pids_limit, cpus=self.config.cpus,
                             uids=[lease.uid for lease in self._leases],
-                            start_timeout_s=self.config.start_timeout_s)
+                            start_timeout_s=self.config.start_timeout_s, cgroups=self.config.cgroups)
+            driver = (await asyncio.to_thread(self._client.info)).get("CgroupDriver", "?")
+            if spec.cgroups and driver != "cgroupfs":
+                # --cgroup-parent is a path only with the cgroupfs driver (systemd wants a slice).
+                spec.cgroups = False
+                log.warning("docker uses the %s cgroup driver: no cgroup per run (rlimit fallback)", driver)
             pool = ContainerPool(self._client, spec)
             await pool.start()
+            if self.config.require_cgroup and pool.accounting == "rlimit":
+                await pool.close()
+                raise SandboxError(f"docker backend: no per-run cgroup possible: {pool.accounting_note}")
         except BaseException as e:
             self._release_leases()
             if self._client is not None:
@@ -127,6 +138,11 @@ class DockerBackend(SandboxBackend):
             return docker_image.ensure_sandbox(self._client, build=self.config.build_image)
         except docker_image.ImageError as e:
             raise SandboxError(str(e)) from e
+
+    @property
+    def accounting(self) -> str:
+        """How runs are accounted: cgroup-v1 / cgroup-v2 (a group per run) or rlimit."""
+        return self.pool.accounting if self.pool is not None else "rlimit"
 
     @property
     def run_uids(self) -> list[int]:

@@ -13,6 +13,13 @@ the container's cgroup holds no process but the agent, and the scratch tmpfs, /d
 and /dev/mqueue are empty (read from the host through ``/proc/<agent pid>/root``). Anything else destroys the container
 (``docker rm -f`` kills every process in it) and starts a replacement in the background.
 
+Accounting (``PoolSpec.cgroups``): each container is started with ``--cgroup-parent``
+``/<pool tree>/slot-<n>`` (same path in every v1 hierarchy, or in the v2 tree) and the
+host binds that slot's ``runs`` dir writable into it at ``/run/oubliette-cgroup/<key>``;
+the agent makes one group per run there. The slot's memory and pids limits cover the
+container and its runs together. The reset check also requires ``runs`` to hold no run
+group and no process.
+
 Hardening of every container (see ``DockerBackendConfig`` for the sizes): network none,
 read-only root, tmpfs scratch with a size cap, a small /dev/shm, cap-drop ALL plus only
 what the root agent needs (CHOWN, DAC_OVERRIDE, FOWNER: make, fill and wipe the run's
@@ -35,6 +42,9 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from sandboxes.backends.cgroup_host import CgroupTree
+from sandboxes.runner.cgroup import CgroupDirs
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +105,19 @@ class AgentConnection:
         self._writer.close()
 
 
+def _run_group_pids(runs: CgroupDirs) -> list[int]:
+    """Processes in the slot's run groups (the agent keeps one spare group and removes the
+    last one after its reply, so groups may exist; processes in them may not)."""
+    found = []
+    for path in runs.dirs.values():
+        for name in ["", *(n for n in os.listdir(path) if n.startswith("run-"))]:
+            try:
+                found += [int(p) for p in Path(path, name, "cgroup.procs").read_text().split()]
+            except (FileNotFoundError, OSError):  # removed while we looked
+                pass
+    return sorted(set(found))
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -117,6 +140,7 @@ class Slot:
     agent_pid: int
     run_uid: int
     keep: frozenset[str] = frozenset()  # the agent's own entries in /sandbox (its spawn shim dir)
+    runs_cgroup: CgroupDirs | None = None  # host dirs where the agent makes its run groups
     artifacts: set[str] = field(default_factory=set)  # sha256s this agent has been sent
     runs: int = 0
 
@@ -135,6 +159,7 @@ class PoolSpec:
     uids: list[int]  # slot i runs code as uids[i]
     start_timeout_s: float
     ipc_root: Path | None = None
+    cgroups: bool = True  # a cgroup per run (when the host allows: see ContainerPool.accounting)
 
 
 class ContainerPool:
@@ -151,10 +176,23 @@ class ContainerPool:
         self.created = 0
         self.last_destroy_reason = ""
         self._procfs_ok = True
+        self._cgroups: CgroupTree | None = None
+        self.accounting, self.accounting_note = "rlimit", "cgroups disabled (configuration or docker's cgroup driver)"
+
+    def _setup_cgroups(self) -> None:
+        if not self.spec.cgroups:
+            return
+        self._cgroups = CgroupTree.create(f"oubliette-docker-{self.pool_id}", at_root=True)
+        if self._cgroups is None:
+            self.accounting_note = CgroupTree.reason
+            log.warning("docker pool without cgroups per run (%s): rlimit fallback", CgroupTree.reason)
+        else:
+            self.accounting, self.accounting_note = self._cgroups.label, ""
 
     # -- lifecycle -----------------------------------------------------------------
     async def start(self) -> None:
         await asyncio.to_thread(self._reap_orphans)
+        await asyncio.to_thread(self._setup_cgroups)
         results = await asyncio.gather(*(self._create(i) for i in range(self.spec.size)),
                                        return_exceptions=True)
         errors = [r for r in results if isinstance(r, BaseException)]
@@ -172,6 +210,8 @@ class ContainerPool:
         await asyncio.gather(*self._pending, return_exceptions=True)
         await asyncio.to_thread(self._remove_labelled)
         shutil.rmtree(self._ipc_root, ignore_errors=True)
+        if self._cgroups is not None:
+            await asyncio.to_thread(self._cgroups.close)
 
     def _reap_orphans(self) -> None:
         """Remove containers left by pools whose process is gone (a crashed verifier)."""
@@ -244,6 +284,10 @@ class ContainerPool:
             procs = self._container_pids(slot)
             if procs is not None and procs != {slot.agent_pid}:
                 return f"processes other than the agent remain: {sorted(procs - {slot.agent_pid})}"
+            if slot.runs_cgroup is not None:
+                left = _run_group_pids(slot.runs_cgroup)
+                if left:
+                    return f"processes left in run cgroups: {left[:5]}"
             for d in ("sandbox", "dev/shm", "dev/mqueue"):
                 left = [n for n in os.listdir(root / d) if not (d == "sandbox" and n in slot.keep)]
                 if left:
@@ -277,18 +321,36 @@ class ContainerPool:
         name = f"oubliette-sbx-{self.pool_id}-{index}-{self.created}"
         ipc = self._ipc_root / name
         ipc.mkdir(mode=0o700)
-        container = await asyncio.to_thread(self._run_container, name, ipc, run_uid)
+        runs = await asyncio.to_thread(self._slot_cgroup, index)
+        container = await asyncio.to_thread(self._run_container, name, ipc, run_uid, index, runs)
         try:
             conn, pid, hello = await self._connect(container, ipc)
+            if hello.get("accounting", "rlimit") != self.accounting:  # older agents: rlimit
+                raise AgentError(f"agent in {name} accounts runs by {hello.get('accounting')!r}, "
+                                 f"expected {self.accounting!r}")
         except BaseException:
             await asyncio.to_thread(self._destroy_container, container.id, ipc)
             raise
         # The agent's private 0700 dir beside the boxes (sandboxes/runner/core.py).
         keep = frozenset({f".runner-{hello.get('pid')}"})
         return Slot(index=index, container_id=container.id, name=name, ipc_dir=ipc, conn=conn,
-                    agent_pid=pid, run_uid=run_uid, keep=keep)
+                    agent_pid=pid, run_uid=run_uid, keep=keep, runs_cgroup=runs)
 
-    def _run_container(self, name: str, ipc: Path, run_uid: int):
+    def _slot_cgroup(self, index: int) -> CgroupDirs | None:
+        """Fresh ``slot-<index>`` (limits for container + runs) with an empty ``runs`` below it."""
+        if self._cgroups is None:
+            return None
+        slot = self._cgroups.slot(f"slot-{index}", memory_bytes=self.spec.memory_mb << 20,
+                                  max_pids=self.spec.pids_limit)
+        runs = {}
+        for key, path in slot.dirs.items():
+            runs[key] = os.path.join(path, "runs")
+            os.mkdir(runs[key], 0o755)
+            if slot.version == 2:
+                Path(runs[key], "cgroup.subtree_control").write_text("+memory +pids")
+        return CgroupDirs(slot.version, runs)
+
+    def _run_container(self, name: str, ipc: Path, run_uid: int, index: int, runs: CgroupDirs | None):
         spec = self.spec
         agent = ["/usr/bin/env", "PYTHONPATH=/opt/oubliette", "/usr/bin/python3", "-S",
                  "-m", "sandboxes.runner.agent", "--listen", "/ipc/agent.sock",
@@ -297,6 +359,12 @@ class ContainerPool:
         kwargs = {}
         if spec.cpus:
             kwargs["nano_cpus"] = int(spec.cpus * 1e9)
+        volumes = {str(ipc): {"bind": "/ipc", "mode": "rw"}}
+        if runs is not None:
+            kwargs["cgroup_parent"] = f"/{self._cgroups.name}/slot-{index}"
+            for key, host in runs.dirs.items():
+                volumes[host] = {"bind": f"/run/oubliette-cgroup/{key}", "mode": "rw"}
+                agent += ["--cgroup", f"{key}=/run/oubliette-cgroup/{key}"]
         return self._client.containers.run(
             spec.image, entrypoint=agent, command=[], name=name, detach=True,
             labels={POOL_LABEL: self.pool_id, HOST_LABEL: socket.gethostname()}, user="0:0", working_dir="/sandbox",
@@ -306,7 +374,7 @@ class ContainerPool:
             # runner points TMPDIR at each run's own box.
             tmpfs={"/sandbox": f"rw,exec,nosuid,nodev,size={spec.scratch_mb}m,mode=0755"},
             shm_size=f"{spec.shm_mb}m",
-            volumes={str(ipc): {"bind": "/ipc", "mode": "rw"}},
+            volumes=volumes,
             cap_drop=["ALL"], cap_add=_AGENT_CAPS, security_opt=["no-new-privileges"],
             mem_limit=f"{spec.memory_mb}m", memswap_limit=f"{spec.memory_mb}m",
             pids_limit=spec.pids_limit, ipc_mode="private", init=False, **kwargs)

@@ -91,6 +91,11 @@ class LambdaBackend(SandboxBackend):
                         "moto's emulation has no cap",
     }
 
+    # No cgroup inside a function: CPU time of the run's tree comes from a /proc scan of its
+    # session (sandboxes/runner/cpu_meter.py TreeMeter), memory is RLIMIT_AS per process.
+    accounting = "rlimit"
+    accounting_note = "AWS Lambda offers no cgroup to a function: /proc-scan CPU, RLIMIT_AS memory"
+
     def __init__(self, config: LambdaBackendConfig | None = None, *, resolver=None,
                  output_store=None, stage_store=None, client=None, **options):
         """Stores (``S3BlobStore``s, or anything with ``get``/``put`` and, for S3, ``bucket``/``prefix``):

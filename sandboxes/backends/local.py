@@ -10,6 +10,11 @@ kills every process of that uid afterwards. Slot i's runs execute as a uid lease
 exclusively by this backend (``uid_base + k``, flock'ed under ``lock_dir``), because
 RLIMIT_NPROC and ``kill(-1)`` work per uid and other backends may share the host.
 
+Accounting: the backend makes a cgroup subtree per slot (``cgroup_host``) and binds it
+writable into the slot at ``/sys/fs/cgroup/<controller>``; the agent makes one group per
+run below it (CPU time and memory of the whole tree, pids). Where the host has no usable
+cgroup hierarchy, ``accounting`` says ``rlimit`` (and ``require_cgroup`` refuses to start).
+
 Host <-> agent: a unix socketpair with length-prefixed JSON frames (PROTOCOL.md); a
 linked input blob with a local file goes over as an open, hash-verified fd, so the store's
 directory is never visible inside the sandbox. A slot goes back to the pool only after a
@@ -21,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import itertools
+import logging
 import os
 import shutil
 import socket
@@ -30,12 +36,15 @@ from collections import OrderedDict
 from pathlib import Path
 
 from sandboxes.backends.base import SandboxBackend, SandboxError
+from sandboxes.backends.cgroup_host import CgroupTree
+from sandboxes.runner.cgroup import CgroupDirs
 from sandboxes.runner import convert
 from sandboxes.runner.batching import run_batch
 from sandboxes.runner.protocol import Channel, ProtocolError
 from sandboxes.types import Artifact, Batch, BatchResult, CompileResult, RunResult, RunSpec, Source
 from sandboxes.backends.selftest import run_selftests
 
+log = logging.getLogger(__name__)
 _PKG_ROOT = Path(__file__).resolve().parents[2]  # the dir holding sandboxes/
 _BOX_PKG = "/opt/oubliette"
 _ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime",
@@ -68,7 +77,24 @@ class UidLease:
             self._fd = -1
 
 
-def bwrap_argv(bwrap: str, *, uid: int, fd: int, scratch_size_mb: int) -> list[str]:
+def cgroup_binds(dirs: CgroupDirs | None) -> tuple[list[str], list[str]]:
+    """bwrap arguments that bind the slot's cgroup dirs, and the agent's --cgroup arguments.
+
+    Writable for the agent (root, DAC_OVERRIDE) only: the files are root's 0644, so a run
+    (another uid) can read its counters but neither change its limits nor leave its group.
+    """
+    if dirs is None:
+        return [], []
+    binds, args = [], []
+    for key, host in dirs.dirs.items():
+        inner = f"/sys/fs/cgroup/{key}"
+        binds += ["--bind", host, inner]
+        args += ["--cgroup", f"{key}={inner}"]
+    return binds, args
+
+
+def bwrap_argv(bwrap: str, *, uid: int, fd: int, scratch_size_mb: int,
+               cgroup: CgroupDirs | None = None, pkg_root: Path = _PKG_ROOT) -> list[str]:
     """The namespace each slot's agent lives in (see the module docstring for why each part)."""
     argv = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv",
@@ -89,13 +115,14 @@ def bwrap_argv(bwrap: str, *, uid: int, fd: int, scratch_size_mb: int) -> list[s
              "--perms", "1777", "--size", str(16 << 20), "--tmpfs", "/dev/shm",
              # The slot's POSIX message queues, visible as files so the agent can empty them.
              "--mqueue", "/dev/mqueue",
-             "--ro-bind", str(_PKG_ROOT / "sandboxes"), f"{_BOX_PKG}/sandboxes",
-             "--cap-drop", "ALL"]
+             "--ro-bind", str(pkg_root / "sandboxes"), f"{_BOX_PKG}/sandboxes"]
+    cg_binds, cg_args = cgroup_binds(cgroup)
+    argv += cg_binds + ["--cap-drop", "ALL"]
     for cap in _AGENT_CAPS:
         argv += ["--cap-add", cap]
     argv += ["--chdir", "/", "/usr/bin/python3", "-S", "-m", "sandboxes.runner.agent",
              "--fd", str(fd), "--scratch-root", "/tmp", "--run-uid", str(uid),
-             "--run-gid", str(uid), "--wipe", "/dev/shm", "--clear-ipc"]
+             "--run-gid", str(uid), "--wipe", "/dev/shm", "--clear-ipc", *cg_args]
     return argv
 
 
@@ -104,8 +131,10 @@ class Slot:
 
     _ids = itertools.count(1)
 
-    def __init__(self, index: int, uid: int, bwrap: str, scratch_size_mb: int):
+    def __init__(self, index: int, uid: int, bwrap: str, scratch_size_mb: int,
+                 cgroup: CgroupDirs | None = None, pkg_root: Path = _PKG_ROOT):
         self.index, self.uid, self.bwrap, self.scratch_size_mb = index, uid, bwrap, scratch_size_mb
+        self.cgroup, self.pkg_root = cgroup, pkg_root
         self.proc: subprocess.Popen | None = None
         self.chan: Channel | None = None
         self.held: OrderedDict[str, None] = OrderedDict()
@@ -123,7 +152,8 @@ class Slot:
         host_end, box_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self.proc = subprocess.Popen(
-                bwrap_argv(self.bwrap, uid=self.uid, fd=box_end.fileno(), scratch_size_mb=self.scratch_size_mb),
+                bwrap_argv(self.bwrap, uid=self.uid, fd=box_end.fileno(), scratch_size_mb=self.scratch_size_mb,
+                           cgroup=self.cgroup, pkg_root=self.pkg_root),
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=None,
                 pass_fds=[box_end.fileno()], env={"PATH": "/usr/bin:/bin"}, close_fds=True)
         finally:
@@ -192,11 +222,15 @@ class LocalBackend(SandboxBackend):
     def __init__(self, resolver=None, *, capacity: int | None = None, output_store=None,
                  scratch_size_mb: int = 256, uid_base: int = 61000,
                  lock_dir: str = "/run/oubliette-sandbox", bwrap: str | None = None,
-                 selftest: bool = True):
+                 selftest: bool = True, cgroups: bool = True, require_cgroup: bool = False,
+                 package_root: str | None = None):
         """``resolver``: a BlobStore (or anything with ``get``/``local_path``) for links.
         ``capacity``: parallel slots (default: CPU cores). ``scratch_size_mb``: tmpfs cap
         of one slot's scratch. ``output_store``: where ``output_to_store`` puts stdout
-        (default: the resolver if it can ``put``)."""
+        (default: the resolver if it can ``put``). ``cgroups``: account each run in its own
+        cgroup when the host allows (False: the rlimit fallback); ``require_cgroup``: refuse
+        to start without one. ``package_root``: the checkout whose ``sandboxes/`` the agents
+        run (default: this one; benchmarks point it at another revision)."""
         self._capacity = capacity or os.cpu_count() or 1
         self.resolver = convert.BlobResolver(resolver, pass_fds=True)
         self.output_store = output_store if output_store is not None else (
@@ -207,6 +241,11 @@ class LocalBackend(SandboxBackend):
         self.slots: list[Slot] = []
         self._leases: list[UidLease] = []
         self._idle: asyncio.Queue[Slot] | None = None
+        self.use_cgroups, self.require_cgroup = cgroups, require_cgroup
+        self.package_root = Path(package_root) if package_root else _PKG_ROOT
+        self._cgroup_tree: CgroupTree | None = None
+        self.accounting = "rlimit"  # capability: cgroup-v1 / cgroup-v2 / rlimit (set by start)
+        self.accounting_note = ""
 
     @property
     def capacity(self) -> int:
@@ -225,17 +264,22 @@ class LocalBackend(SandboxBackend):
                                "and keeps a few capabilities for its agent (use docker or lambda otherwise)")
         self._idle = asyncio.Queue()
         try:
+            self._setup_cgroups()
             for i in range(self._capacity):
                 lease = UidLease(self.lock_dir, self.uid_base)
                 self._leases.append(lease)
-                slot = Slot(i, lease.uid, self.bwrap, self.scratch_size_mb)
+                dirs = self._cgroup_tree.slot(f"slot-{i}") if self._cgroup_tree else None
+                slot = Slot(i, lease.uid, self.bwrap, self.scratch_size_mb, dirs, self.package_root)
                 slot.spawn()
                 self.slots.append(slot)
             for slot in self.slots:
                 try:
-                    await asyncio.to_thread(slot.hello)
+                    hello = await asyncio.to_thread(slot.hello)
                 except (OSError, ProtocolError) as exc:
                     raise SandboxError(f"slot {slot.index}: agent did not start in bwrap: {exc}") from exc
+                if hello.get("accounting", "rlimit") != self.accounting:  # older agents: rlimit
+                    raise SandboxError(f"slot {slot.index}: agent accounts runs by "
+                                       f"{hello.get('accounting')!r}, expected {self.accounting!r}")
                 self._idle.put_nowait(slot)
             if self.selftest:
                 await run_selftests(self)
@@ -243,10 +287,27 @@ class LocalBackend(SandboxBackend):
             await self.close()
             raise
 
+    def _setup_cgroups(self) -> None:
+        if not self.use_cgroups:
+            self.accounting_note = "cgroups disabled by configuration"
+        else:
+            self._cgroup_tree = CgroupTree.create("oubliette-local")
+            if self._cgroup_tree is not None:
+                self.accounting = self._cgroup_tree.label
+                return
+            self.accounting_note = CgroupTree.reason
+        if self.require_cgroup:
+            raise SandboxError(f"local backend: no per-run cgroup possible: {self.accounting_note}")
+        log.warning("local backend without cgroups (%s): CPU by /proc scan, memory by RLIMIT_AS",
+                    self.accounting_note)
+
     async def close(self) -> None:
         for slot in self.slots:
             await asyncio.to_thread(slot.shutdown)
         self.slots.clear()
+        if self._cgroup_tree is not None:
+            await asyncio.to_thread(self._cgroup_tree.close)
+            self._cgroup_tree = None
         for lease in self._leases:
             lease.release()
         self._leases.clear()

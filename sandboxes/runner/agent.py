@@ -16,6 +16,7 @@ import sys
 import traceback
 
 from sandboxes import languages
+from sandboxes.runner.cgroup import CgroupDirs
 from sandboxes.runner.core import ArtifactMissing, RequestError, Runner, RunnerConfig
 from sandboxes.runner.process import set_child_subreaper
 from sandboxes.runner.protocol import Channel, ProtocolError
@@ -30,6 +31,7 @@ def handle(runner: Runner, req: dict, fds: list[int]) -> tuple[dict, bool]:
         if op == "hello":
             return {"ok": True, "protocol": PROTOCOL_VERSION, "pid": os.getpid(), "uid": os.getuid(),
                     "run_uid": runner.cfg.uid, "spawn": "shim" if runner.shim else "fork",
+                    "accounting": runner.accounting,
                     "languages": languages.describe()}, True
         if op == "compile":
             return runner.compile(req), True
@@ -65,6 +67,7 @@ def serve(channel: Channel, runner: Runner) -> None:
         channel.send(reply)
         if not keep_going:
             return
+        runner.housekeeping()  # while the host reads the reply: remove/make run cgroups
 
 
 def _stdio_channel() -> Channel:
@@ -92,6 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--wipe", action="append", default=[], help="dir emptied after every run")
     p.add_argument("--clear-ipc", action="store_true",
                    help="this agent owns its IPC namespace: empty it (SysV, POSIX mq) after every run")
+    p.add_argument("--cgroup", action="append", default=[], metavar="KEY=DIR",
+                   help="a cgroup dir delegated to this agent (KEY: unified for v2, or a v1 "
+                        "controller: cpuacct, memory, pids, freezer); runs get groups below it")
     p.add_argument("--spawn", choices=["auto", "shim", "fork"], default="auto",
                    help="start runs via the C spawn shim (fast) or os.fork (no compiler needed)")
     a = p.parse_args(argv)
@@ -101,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     set_child_subreaper()
     runner = Runner(RunnerConfig(scratch_root=a.scratch_root, uid=uid, gid=gid,
                                  wipe_dirs=a.wipe, reap_orphans=True, spawn=a.spawn,
-                                 clear_ipc=a.clear_ipc))
+                                 clear_ipc=a.clear_ipc, cgroup=CgroupDirs.parse(a.cgroup)))
     if a.stdio:
         serve(_stdio_channel(), runner)
     elif a.fd is not None:

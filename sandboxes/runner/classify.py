@@ -3,9 +3,11 @@
 Order matters: a limit the agent enforced by killing the process names the verdict
 (output cap -> OLE, CPU -> TLE, wall -> TLE); then memory; then signals and exit codes.
 
-Memory is capped with RLIMIT_AS, so hitting it rarely shows up as a kill: the program's
-allocation fails and it dies its own way. Like other rlimit-based judges we read those
-signs: peak RSS at the cap, an allocator failure message on stderr (Python MemoryError,
+With a cgroup (``Outcome.oom_killed``) the kernel kills inside the run's group when the
+tree reaches the memory limit: that is MLE, whichever process it hit, even if the main
+process then exits 0. Without one, memory is capped with RLIMIT_AS, so hitting it rarely
+shows up as a kill: the program's allocation fails and it dies its own way. Like other
+rlimit-based judges we read those signs (they apply in both modes): peak RSS at the cap, an allocator failure message on stderr (Python MemoryError,
 C++ std::bad_alloc), or a SIGKILL nobody in the agent sent (the kernel kills a process
 whose image cannot be mapped at exec, e.g. a 1 GiB static array).
 """
@@ -39,6 +41,8 @@ def classify(out: Outcome, lim: Limits) -> tuple[str, str]:
         return "OLE", f"output exceeded {lim.output_bytes} bytes"
     if out.killed_for == "cpu" or out.signal == _signal.SIGXCPU or out.cpu_time_s > lim.cpu_time_s:
         return "TLE", f"CPU time limit {lim.cpu_time_s:g} s exceeded ({out.cpu_time_s:.3f} s)"
+    if out.oom_killed:  # before wall: a tree that lost a process to the OOM killer may then hang
+        return "MLE", f"memory limit {lim.memory_mb} MB exceeded (the run's processes together)"
     if out.killed_for == "wall":
         return "TLE", f"wall time limit {lim.wall_time_s:g} s exceeded"
     failed = out.signal is not None or out.exit_code != 0

@@ -22,11 +22,13 @@ import os
 import shutil
 import signal
 import stat
+import sys
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from sandboxes.languages import Language, get_language
+from sandboxes.runner import cgroup as cgroups
 from sandboxes.runner.classify import classify
 from sandboxes.runner.limits import Limits, rlimits_for
 from sandboxes.runner import reset, shim
@@ -66,6 +68,9 @@ class RunnerConfig:
     # Without a run uid (Lambda): after every run, kill every process of our uid that is
     # not us or an ancestor (a daemon that left the run's session has nothing else to name it).
     sweep_own_uid: bool = False
+    # The control-group dirs delegated to this runner (one run-<n> group per compile/run
+    # below them); None: no cgroup, rlimits and a /proc scan instead (see limits.py).
+    cgroup: cgroups.CgroupDirs | None = None
 
 
 def _b64(data: bytes) -> str:
@@ -96,12 +101,21 @@ class Runner:
             raise ValueError(f"spawn must be auto, shim or fork, not {cfg.spawn!r}")
         self._preexisting = {d: self._entries(d) for d in cfg.wipe_new_in}
         self.leftover: list[str] = []  # what the last clean-up could not remove (reset.leftovers)
+        self._spare: cgroups.RunCgroup | None = None
+        self._retired: list[cgroups.RunCgroup] = []
+        if cfg.cgroup is not None:
+            cgroups.sweep(cfg.cgroup)  # groups a previous agent in this slot left mid-run
         self.shim = None
         if cfg.spawn != "fork":
             # Private (0700) dir of ours beside the boxes; runs of another uid cannot touch it.
             self.shim = shim.build(os.path.join(cfg.scratch_root, f".runner-{os.getpid()}"))
             if self.shim is None and cfg.spawn == "shim":
                 raise RuntimeError("spawn='shim' but the spawn shim could not be built (no C compiler?)")
+
+    @property
+    def accounting(self) -> str:
+        """How a run's CPU time, memory and processes are counted: cgroup-v1/-v2, or rlimit."""
+        return self.cfg.cgroup.label if self.cfg.cgroup is not None else "rlimit"
 
     # -- requests ---------------------------------------------------------------------
     def compile(self, req: dict) -> dict:
@@ -276,15 +290,55 @@ class Runner:
         own_stdin = stdin_fd is None
         if own_stdin:
             stdin_fd = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+        group = None
         try:
+            if self.cfg.cgroup is not None:
+                try:
+                    group = self._take_group(lim)
+                except cgroups.CgroupError as exc:  # never run with weaker accounting than announced
+                    return Outcome(setup_error=str(exc))
             return run_process(
                 argv, env=env, cwd=box, stdin_fd=stdin_fd,
-                rlimits=rlimits_for(lim, stack_mb=lang.stack_mb), ident=self.ident,
-                cpu_limit_s=lim.cpu_time_s, wall_limit_s=lim.wall_time_s,
-                output_cap=lim.output_bytes, stderr_cap=lim.stderr_bytes, shim=self.shim)
+                rlimits=rlimits_for(lim, stack_mb=lang.stack_mb, cgroup=group is not None),
+                ident=self.ident, cpu_limit_s=lim.cpu_time_s, wall_limit_s=lim.wall_time_s,
+                output_cap=lim.output_bytes, stderr_cap=lim.stderr_bytes, shim=self.shim,
+                cgroup=group)
         finally:
+            if group is not None:
+                group.kill()  # empty before the reply (run_process killed it: normally a no-op)
+                self._retired.append(group)
             if own_stdin:
                 os.close(stdin_fd)
+
+    # -- run groups: made ahead and removed after the reply, off the request's path ---------
+    def _take_group(self, lim: Limits) -> cgroups.RunCgroup:
+        self.housekeeping()
+        group, self._spare = self._spare, None
+        if group is None:
+            group = self._new_group()
+        group.set_limits(lim.memory_bytes, lim.max_processes)
+        return group
+
+    def _new_group(self) -> cgroups.RunCgroup:
+        return cgroups.RunCgroup(self.cfg.cgroup, f"run-{os.getpid()}-{next(self._counter)}")
+
+    def housekeeping(self) -> None:
+        """Remove finished run groups and make the next one (the agent calls this after
+        each reply; a run calls it first). A failure here is logged: the group was already
+        empty, and the next run makes its own group or gets an IE."""
+        if self.cfg.cgroup is None:
+            return
+        while self._retired:
+            group = self._retired.pop()
+            try:
+                group.remove()
+            except cgroups.CgroupError as exc:
+                print(f"runner: {exc}", file=sys.stderr)
+        if self._spare is None:
+            try:
+                self._spare = self._new_group()
+            except cgroups.CgroupError as exc:
+                print(f"runner: cannot make the next run group: {exc}", file=sys.stderr)
 
     def _new_box(self) -> str:
         box = os.path.join(self.cfg.scratch_root, f"box-{os.getpid()}-{next(self._counter)}")

@@ -1,16 +1,25 @@
 """Run limits as plain data, and the rlimits a run's process gets (stdlib only).
 
 Mirrors ``sandboxes.types.RunLimits`` (same names, same defaults) so the agent can run
-without pydantic. Which limit is enforced how:
+without pydantic. Which limit is enforced how (``cgroup``: the run has its own control
+group, ``sandboxes.runner.cgroup``; otherwise the rlimit fallback, e.g. AWS Lambda):
 
-- CPU time: RLIMIT_CPU (whole seconds, rounded up; SIGXCPU then SIGKILL one second
-  later) plus the agent polling the process's CPU clock and killing it at the limit.
-- wall time: the agent kills the process group at the deadline.
-- memory: RLIMIT_AS (address space). Peak RSS comes from wait4's rusage.
-- output: counted while reading the stdout pipe; the group is killed at the cap.
-- processes/threads: RLIMIT_NPROC (per uid, so concurrent runs need distinct uids).
+- CPU time: the agent polls the CPU time of the whole process tree (cgroup: its exact
+  counter; fallback: a /proc scan) and kills everything at the limit; the verdict compares
+  the same figure with the limit. RLIMIT_CPU is only a backstop well above the limit (1.5x,
+  at least +1 s): set at the limit it fires early (it is checked at tick granularity).
+- wall time: the agent kills the run at the deadline.
+- memory: cgroup: the memory controller charges every page of the tree (anonymous,
+  tmpfs and /dev/shm files, SysV shm) and the kernel kills in the group at the limit; no
+  address-space cap, so threads and large virtual reservations work. Fallback: RLIMIT_AS
+  per process.
+- output: counted while reading the stdout pipe; the run is killed at the cap.
+- processes/threads: cgroup pids.max for the tree, and RLIMIT_NPROC (per uid).
 - file size: RLIMIT_FSIZE (SIGXFSZ); scratch dir size: the backend's tmpfs size.
 - open files: RLIMIT_NOFILE. Core dumps: RLIMIT_CORE 0.
+- stack: the language's size, or unlimited for native code (deep recursion is legal; the
+  memory limit bounds it). Unlimited also gives threads glibc's default 2 MiB stacks
+  instead of a stack the size of the memory limit each.
 """
 
 from __future__ import annotations
@@ -56,16 +65,21 @@ class Limits:
         return self.memory_mb << 20
 
 
-def rlimits_for(lim: Limits, *, stack_mb: int | None) -> list[tuple[int, tuple[int, int]]]:
+def cpu_backstop_s(cpu_time_s: float) -> int:
+    """RLIMIT_CPU's soft limit: far enough above the limit never to decide a verdict."""
+    return max(math.ceil(cpu_time_s) + 1, math.ceil(cpu_time_s * 1.5))
+
+
+def rlimits_for(lim: Limits, *, stack_mb: int | None, cgroup: bool = False) -> list[tuple[int, tuple[int, int]]]:
     """The (resource, (soft, hard)) pairs applied in the child just before exec."""
-    cpu_soft = max(1, math.ceil(lim.cpu_time_s))
+    cpu_soft = cpu_backstop_s(lim.cpu_time_s)
     mem = lim.memory_bytes
-    # stack_mb None = the memory limit: deep recursion is legal in judged code and the
-    # address-space cap still bounds the total (see sandboxes.languages).
-    stack = mem if stack_mb is None else min(mem, stack_mb << 20)
+    # Unlimited needs our own hard limit to be unlimited (raising it needs a capability).
+    stack = resource.getrlimit(resource.RLIMIT_STACK)[1] if stack_mb is None else min(mem, stack_mb << 20)
+    memory = [] if cgroup else [(resource.RLIMIT_AS, (mem, mem))]
     return [
         (resource.RLIMIT_CPU, (cpu_soft, cpu_soft + 1)),
-        (resource.RLIMIT_AS, (mem, mem)),
+        *memory,
         (resource.RLIMIT_STACK, (stack, stack)),
         (resource.RLIMIT_NPROC, (lim.max_processes, lim.max_processes)),
         (resource.RLIMIT_FSIZE, (lim.file_size_bytes, lim.file_size_bytes)),

@@ -1,10 +1,14 @@
 """Start one untrusted process under limits and watch it until it is gone (stdlib only).
 
-Why our own fork instead of subprocess: the child must drop to the run uid, set rlimits,
-set no_new_privs and start its own session in a fixed order, and the parent must read
-stdout with a cap, poll CPU time and notice the main process's exit (a pidfd) even while
-descendants still hold the pipes. The caller (``core.Runner``) runs one process at a time
-from a single-threaded agent, which keeps fork-then-exec safe.
+Why our own fork instead of subprocess: the child must join the run's cgroup, drop to
+the run uid, set rlimits, set no_new_privs and start its own session in a fixed order,
+and the parent must read stdout with a cap, poll the CPU time of the whole tree and
+notice the main process's exit (a pidfd) even while descendants still hold the pipes.
+The caller (``core.Runner``) runs one process at a time from a single-threaded agent,
+which keeps fork-then-exec safe.
+
+Three parts: ``_spawn`` (the shim or a fork), ``_watch`` (capped pipe reader + CPU/wall
+kill), ``_finish`` (reap, drain, and read the shim's report and the cgroup's counters).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import time
 from dataclasses import dataclass
 
 from sandboxes.runner import seccomp
+from sandboxes.runner.cpu_meter import CgroupMeter, TreeMeter
 
 _libc = ctypes.CDLL(None, use_errno=True)
 PR_SET_NO_NEW_PRIVS = 38
@@ -26,9 +31,9 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_DUMPABLE = 4
 F_SETPIPE_SZ = 1031
-_CLK_TCK = os.sysconf("SC_CLK_TCK")
 _CHUNK = 1 << 16
-_CPU_POLL_S = 0.05
+_CPU_POLL_MAX_S = 0.05
+_NCPU = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
 def set_child_subreaper() -> None:
@@ -55,6 +60,7 @@ class Outcome:
     stderr: bytes = b""
     killed_for: str | None = None  # 'output' | 'wall' | 'cpu' when the agent killed it
     setup_error: str | None = None  # the child never reached exec (an internal error)
+    oom_killed: bool = False  # the run's cgroup hit its memory limit and the kernel killed in it
 
 
 @dataclass(frozen=True)
@@ -63,17 +69,6 @@ class Identity:
 
     uid: int | None = None
     gid: int | None = None
-
-
-def _proc_cpu_s(pid: int) -> float:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            data = f.read()
-    except OSError:
-        return 0.0
-    rest = data[data.rfind(b")") + 2:].split()
-    # fields after the comm: state is rest[0]; utime/stime are fields 14/15 -> rest[11], rest[12]
-    return (int(rest[11]) + int(rest[12])) / _CLK_TCK
 
 
 class _CapHeader(ctypes.Structure):
@@ -116,7 +111,7 @@ def _has_exited(pid: int) -> bool:
 
 
 def _child(argv, env, cwd, stdin_fd, out_w, err_w, err_pipe_w, rlimits, ident: Identity,
-           use_seccomp: bool) -> None:
+           use_seccomp: bool, cgroup_procs: list[str]) -> None:
     """Runs in the forked child; never returns (exec or _exit)."""
     try:
         os.setsid()  # own session and process group: killpg reaches everything it forks
@@ -127,6 +122,10 @@ def _child(argv, env, cwd, stdin_fd, out_w, err_w, err_pipe_w, rlimits, ident: I
         os.closerange(3, err_pipe_w)
         os.closerange(err_pipe_w + 1, 1 << 16)
         os.chdir(cwd)
+        for path in cgroup_procs:  # before setuid: the run uid may not write these files
+            fd = os.open(path, os.O_WRONLY)
+            os.write(fd, b"0")
+            os.close(fd)
         _clear_inheritable_caps()
         if ident.uid is not None:
             os.setgroups([])
@@ -150,24 +149,29 @@ def _child(argv, env, cwd, stdin_fd, out_w, err_w, err_pipe_w, rlimits, ident: I
             os._exit(127)
 
 
-def _shim_argv(shim: str, argv, cwd: str, rlimits, ident: Identity, use_seccomp: bool) -> list[str]:
+def _shim_argv(shim: str, argv, cwd: str, rlimits, ident: Identity, use_seccomp: bool,
+               cgroup_procs: list[str]) -> list[str]:
     uid = -1 if ident.uid is None else ident.uid
     gid = -1 if ident.gid is None else ident.gid
     filt = seccomp.filter_hex() if use_seccomp and seccomp.supported() else "-"
-    out = [shim, cwd, str(uid), str(gid), filt, str(len(rlimits))]
+    procs = ":".join(cgroup_procs) if cgroup_procs else "-"
+    out = [shim, cwd, str(uid), str(gid), filt, procs, str(len(rlimits))]
     for res, (soft, hard) in rlimits:
         out += [str(res), str(soft), str(hard)]
     return out + ["--", *argv]
 
 
-def run_process(argv: list[str], *, env: dict[str, str], cwd: str, stdin_fd: int,
-                rlimits, ident: Identity, cpu_limit_s: float, wall_limit_s: float,
-                output_cap: int, stderr_cap: int, use_seccomp: bool = True,
-                shim: str | None = None) -> Outcome:
-    """Run argv to completion under the limits; kill its whole process group at the end.
+@dataclass
+class _Started:
+    pid: int
+    out_r: int
+    err_r: int
+    ep_r: int
+    base_kb: int = 0  # fork mode: the forking process's RSS, inherited as the child's high-water mark
 
-    ``shim``: path of the built spawn_shim (posix_spawn, fast); None: os.fork() here.
-    """
+
+def _spawn(argv, env, cwd, stdin_fd, rlimits, ident, use_seccomp, shim, cgroup_procs) -> _Started | str:
+    """Start the program (through the shim, or by forking here); a str is a setup error."""
     out_r, out_w = os.pipe2(os.O_CLOEXEC)
     err_r, err_w = os.pipe2(os.O_CLOEXEC)
     ep_r, ep_w = os.pipe2(os.O_CLOEXEC)
@@ -175,153 +179,188 @@ def run_process(argv: list[str], *, env: dict[str, str], cwd: str, stdin_fd: int
         fcntl.fcntl(out_r, F_SETPIPE_SZ, 1 << 20)
     except OSError:
         pass
-    res = Outcome()
-    start = time.monotonic()
+    base_kb = 0
     if shim is not None:
         try:
-            pid = os.posix_spawn(shim, _shim_argv(shim, argv, cwd, rlimits, ident, use_seccomp), env,
-                                 file_actions=[(os.POSIX_SPAWN_DUP2, stdin_fd, 0),
-                                               (os.POSIX_SPAWN_DUP2, out_w, 1),
-                                               (os.POSIX_SPAWN_DUP2, err_w, 2),
-                                               (os.POSIX_SPAWN_DUP2, ep_w, 3)])
+            pid = os.posix_spawn(shim, _shim_argv(shim, argv, cwd, rlimits, ident, use_seccomp, cgroup_procs),
+                                 env, file_actions=[(os.POSIX_SPAWN_DUP2, stdin_fd, 0),
+                                                    (os.POSIX_SPAWN_DUP2, out_w, 1),
+                                                    (os.POSIX_SPAWN_DUP2, err_w, 2),
+                                                    (os.POSIX_SPAWN_DUP2, ep_w, 3)])
         except OSError as exc:
             for fd in (out_r, out_w, err_r, err_w, ep_r, ep_w):
                 os.close(fd)
-            res.setup_error = f"posix_spawn of the shim failed: {exc}"
-            return res
+            return f"posix_spawn of the shim failed: {exc}"
     else:
         # A forked child's peak RSS starts at ours (exec keeps the old image's high-water
         # mark), so remember what we hold now and report the program's own share.
         base_kb = _self_rss_kb()
         pid = os.fork()
         if pid == 0:
-            _child(argv, env, cwd, stdin_fd, out_w, err_w, ep_w, rlimits, ident, use_seccomp)
-    os.close(out_w)
-    os.close(err_w)
-    os.close(ep_w)
-    # The report pipe (fd 3 of the shim): "P pid", "E message", "R status utime stime maxrss".
-    # In fork mode only "E" can come, and it is read after the process is gone.
-    report = bytearray()
-    cpu_pid = pid
-    try:
-        pidfd = os.pidfd_open(pid)
-    except OSError:
-        pidfd = -1
-    out_chunks: list[bytes] = []
-    err_chunks: list[bytes] = []
-    err_len = 0
-    poller = select.poll()
-    open_fds = {out_r, err_r}
-    for fd in open_fds:
+            _child(argv, env, cwd, stdin_fd, out_w, err_w, ep_w, rlimits, ident, use_seccomp, cgroup_procs)
+    for fd in (out_w, err_w, ep_w):
+        os.close(fd)
+    for fd in (out_r, err_r, ep_r):
         os.set_blocking(fd, False)
-        poller.register(fd, select.POLLIN)
-    if pidfd >= 0:
-        poller.register(pidfd, select.POLLIN)
-    if shim is not None:
-        os.set_blocking(ep_r, False)
-        poller.register(ep_r, select.POLLIN)
-    deadline = start + wall_limit_s
-    next_cpu_check = start + min(_CPU_POLL_S, cpu_limit_s)
-    exited = False
+    return _Started(pid, out_r, err_r, ep_r, base_kb)
 
-    def kill(reason: str | None) -> None:
-        if reason and res.killed_for is None:
-            res.killed_for = reason
-            res.cpu_time_s = _proc_cpu_s(cpu_pid)  # the report line dies with the shim
-        for fn in (os.killpg, os.kill):  # the group, and the process itself if setsid() not reached
-            try:
-                fn(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
 
-    while not exited and res.killed_for is None:
-        now = time.monotonic()
-        if now >= deadline:
-            kill("wall")
-            break
-        if now >= next_cpu_check:
-            if _proc_cpu_s(cpu_pid) >= cpu_limit_s:
-                kill("cpu")
-                break
-            next_cpu_check = now + _CPU_POLL_S
-            if pidfd < 0 and _has_exited(pid):
-                break
-        timeout = max(0.0, min(deadline, next_cpu_check) - now)
-        for fd, _ev in poller.poll(timeout * 1000 + 1):
-            if fd == pidfd:
-                exited = True
-                continue
-            if fd == ep_r:
-                try:
-                    chunk = os.read(ep_r, 4096)
-                except BlockingIOError:
-                    continue
-                if not chunk:
-                    poller.unregister(ep_r)
-                report += chunk
-                if cpu_pid == pid and report.startswith(b"P "):
-                    cpu_pid = int(report[2:report.index(b"\n")]) if b"\n" in report else pid
-                continue
+class _Capture:
+    """stdout up to ``output_cap`` (beyond it: the run is over, OLE) and stderr up to its cap."""
+
+    def __init__(self, output_cap: int, stderr_cap: int):
+        self.output_cap, self.stderr_cap = output_cap, stderr_cap
+        self.out: list[bytes] = []
+        self.err: list[bytes] = []
+        self.out_len = self.err_len = 0
+        self.over = False
+
+    def add(self, is_stdout: bool, chunk: bytes) -> None:
+        if is_stdout:
+            room = self.output_cap - self.out_len
+            if len(chunk) > room:
+                chunk, self.over = chunk[:room], True
+            self.out.append(chunk)
+            self.out_len += len(chunk)
+        elif self.err_len < self.stderr_cap:
+            self.err.append(chunk[: self.stderr_cap - self.err_len])
+            self.err_len += len(self.err[-1])
+
+    def drain(self, fd: int, is_stdout: bool) -> None:
+        """Read what is already buffered (descendants outside the run may hold the pipe open)."""
+        while not self.over:
             try:
                 chunk = os.read(fd, _CHUNK)
             except BlockingIOError:
-                continue
+                return
             if not chunk:
-                poller.unregister(fd)
-                open_fds.discard(fd)
-                continue
-            if fd == out_r:
-                room = output_cap - res.output_bytes
-                if len(chunk) > room:
-                    out_chunks.append(chunk[:room])
-                    res.output_bytes = output_cap
-                    kill("output")
+                return
+            self.add(is_stdout, chunk)
+
+
+def _kill_run(pid: int, cgroup) -> None:
+    """The cgroup (everything the run started, setsid or not), then the shim's session group."""
+    if cgroup is not None:
+        cgroup.kill()
+    for fn in (os.killpg, os.kill):  # the group, and the process itself if setsid() not reached
+        try:
+            fn(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _watch(st: _Started, cap: _Capture, meter, cgroup, cpu_limit_s: float, wall_limit_s: float,
+           start: float) -> tuple[str | None, bytearray]:
+    """Read the pipes until the main process exits or a limit is hit; returns (killed_for, report)."""
+    report = bytearray()
+    try:
+        pidfd = os.pidfd_open(st.pid)
+    except OSError:
+        pidfd = -1
+    poller = select.poll()
+    for fd in (st.out_r, st.err_r, st.ep_r):
+        poller.register(fd, select.POLLIN)
+    if pidfd >= 0:
+        poller.register(pidfd, select.POLLIN)
+    deadline = start + wall_limit_s
+    # No CPU check before the whole budget could have been spent: short runs never poll.
+    next_cpu_check = start + max(meter.min_poll_s, min(_CPU_POLL_MAX_S, cpu_limit_s / _NCPU))
+    killed_for = None
+    try:
+        while killed_for is None:
+            now = time.monotonic()
+            if now >= deadline:
+                killed_for = "wall"
+                break
+            if now >= next_cpu_check:
+                used = meter.cpu_s()
+                if used >= cpu_limit_s:
+                    killed_for = "cpu"
                     break
-                out_chunks.append(chunk)
-                res.output_bytes += len(chunk)
-            elif err_len < stderr_cap:
-                err_chunks.append(chunk[: stderr_cap - err_len])
-                err_len += len(err_chunks[-1])
-    _, status, ru = os.wait4(pid, 0)
-    res.wall_time_s = time.monotonic() - start
-    kill(None)  # whatever it left behind in its group
-    # Drain what is already buffered (descendants outside the group may keep the pipe open).
-    if res.killed_for != "output":
-        for fd in (out_r, err_r):
-            while True:
+                # CPU time grows at most _NCPU times as fast as the clock: sleeping for the
+                # budget left / _NCPU cannot overshoot by more than one minimum poll.
+                left = (cpu_limit_s - used) / _NCPU
+                next_cpu_check = now + max(meter.min_poll_s, min(_CPU_POLL_MAX_S, left))
+                if pidfd < 0 and _has_exited(st.pid):
+                    break
+            timeout = max(0.0, min(deadline, next_cpu_check) - now)
+            exited = False
+            for fd, _ev in poller.poll(timeout * 1000 + 1):
+                if fd == pidfd:
+                    exited = True
+                    continue
                 try:
-                    chunk = os.read(fd, _CHUNK)
+                    chunk = os.read(fd, _CHUNK if fd != st.ep_r else 4096)
                 except BlockingIOError:
-                    break
+                    continue
                 if not chunk:
+                    poller.unregister(fd)
+                    continue
+                if fd == st.ep_r:
+                    report += chunk
+                    continue
+                cap.add(fd == st.out_r, chunk)
+                if cap.over:
+                    killed_for = "output"
                     break
-                if fd == out_r:
-                    room = output_cap - res.output_bytes
-                    if len(chunk) > room:
-                        out_chunks.append(chunk[:room])
-                        res.output_bytes = output_cap
-                        res.killed_for = "output"
-                        break
-                    out_chunks.append(chunk)
-                    res.output_bytes += len(chunk)
-                elif err_len < stderr_cap:
-                    err_chunks.append(chunk[: stderr_cap - err_len])
-                    err_len += len(err_chunks[-1])
-    os.set_blocking(ep_r, False)
+            if exited:
+                break
+    finally:
+        if pidfd >= 0:
+            os.close(pidfd)
+    if killed_for is not None:
+        _kill_run(st.pid, cgroup)
+    return killed_for, report
+
+
+def run_process(argv: list[str], *, env: dict[str, str], cwd: str, stdin_fd: int,
+                rlimits, ident: Identity, cpu_limit_s: float, wall_limit_s: float,
+                output_cap: int, stderr_cap: int, use_seccomp: bool = True,
+                shim: str | None = None, cgroup=None) -> Outcome:
+    """Run argv to completion under the limits; kill everything it started at the end.
+
+    ``shim``: path of the built spawn_shim (posix_spawn, fast); None: os.fork() here.
+    ``cgroup``: the run's ``cgroup.RunCgroup`` (CPU time, memory and pids of the whole
+    tree, killed as one); None: a /proc scan of the run's processes measures CPU time.
+    """
+    res = Outcome()
+    start = time.monotonic()
+    procs = cgroup.procs_files if cgroup is not None else []
+    st = _spawn(argv, env, cwd, stdin_fd, rlimits, ident, use_seccomp, shim, procs)
+    if isinstance(st, str):
+        res.setup_error = st
+        return res
+    meter = CgroupMeter(cgroup) if cgroup is not None else TreeMeter(st.pid, ident.uid)
+    cap = _Capture(output_cap, stderr_cap)
+    res.killed_for, report = _watch(st, cap, meter, cgroup, cpu_limit_s, wall_limit_s, start)
+    _, status, ru = os.wait4(st.pid, 0)
+    res.wall_time_s = time.monotonic() - start
+    tree_cpu = meter.cpu_s() if cgroup is None else 0.0  # before the leftovers are killed
+    _kill_run(st.pid, cgroup)  # whatever it left behind
+    if res.killed_for != "output":
+        cap.drain(st.out_r, True)
+        cap.drain(st.err_r, False)
+        if cap.over:
+            res.killed_for = "output"
     while True:
         try:
-            chunk = os.read(ep_r, 4096)
+            chunk = os.read(st.ep_r, 4096)
         except BlockingIOError:
             break
         if not chunk:
             break
         report += chunk
-    for fd in (out_r, err_r, ep_r):
+    for fd in (st.out_r, st.err_r, st.ep_r):
         os.close(fd)
-    if pidfd >= 0:
-        os.close(pidfd)
-    res.stdout = b"".join(out_chunks)
-    res.stderr = b"".join(err_chunks)
+    res.stdout, res.stderr = b"".join(cap.out), b"".join(cap.err)
+    res.output_bytes = cap.out_len
+    _finish(res, report, status, ru, shim is not None, st.base_kb, tree_cpu, cgroup)
+    return res
+
+
+def _finish(res: Outcome, report: bytearray, status: int, ru, via_shim: bool, base_kb: int,
+            tree_cpu: float, cgroup) -> None:
+    """Exit status, CPU time and peak memory: the cgroup's counters where there is one."""
     final = None
     for line in bytes(report).decode(errors="replace").splitlines():
         if line.startswith("E "):
@@ -332,11 +371,16 @@ def run_process(argv: list[str], *, env: dict[str, str], cwd: str, stdin_fd: int
         status = int(final[1])
         res.cpu_time_s = (int(final[2]) + int(final[3])) / 1e6
         res.memory_kb = int(final[4])
-    elif shim is None or res.killed_for is None:
-        res.cpu_time_s = max(res.cpu_time_s, ru.ru_utime + ru.ru_stime)
-        res.memory_kb = ru.ru_maxrss if shim is not None else max(ru.ru_maxrss - base_kb, 0)
+    else:
+        res.cpu_time_s = ru.ru_utime + ru.ru_stime
+        res.memory_kb = ru.ru_maxrss if via_shim else max(ru.ru_maxrss - base_kb, 0)
+    if cgroup is not None:
+        res.cpu_time_s = cgroup.cpu_s()  # every process of the run, waited for or not
+        res.memory_kb = max(cgroup.memory_peak_kb(), 0)
+        res.oom_killed = cgroup.oom_killed()
+    else:
+        res.cpu_time_s = max(res.cpu_time_s, tree_cpu)
     if os.WIFSIGNALED(status):
         res.signal = os.WTERMSIG(status)
     else:
         res.exit_code = os.WEXITSTATUS(status)
-    return res

@@ -5,17 +5,20 @@
  * posix_spawn()s this tiny static program, which does what must happen between fork and
  * exec and then execs the target:
  *
- *   spawn_shim CWD UID GID SECCOMP_HEX NRLIMITS [RES SOFT HARD]... -- PROG ARGS...
+ *   spawn_shim CWD UID GID SECCOMP_HEX CGROUP_PROCS NRLIMITS [RES SOFT HARD]... -- PROG ARGS...
  *
  * fd 0/1/2 are the run's stdin/stdout/stderr, fd 3 is the report pipe. UID/GID -1 keep
  * ours; SECCOMP_HEX "-" means no filter (a classic BPF sock_filter array built by
- * sandboxes/runner/seccomp.py).
+ * sandboxes/runner/seccomp.py). CGROUP_PROCS: ':'-separated files (v1 tasks, v2
+ * cgroup.procs) of the run's control group (sandboxes/runner/cgroup.py), "-" for none; the grandchild moves
+ * itself there first, while it still has the rights to, so the program's every
+ * instruction and every page it touches are accounted to the run.
  *
  * The shim starts a new session, closes other fds, chdirs, then forks once more. Why: a
  * process's peak-RSS accounting (ru_maxrss) keeps the largest address space it ever had,
  * and a child of the big Python agent starts out with the agent's; a grandchild of this
  * tiny static program starts near zero, so the reported peak is the program's own.
- * The grandchild clears inheritable caps, drops groups/gid/uid, sets no_new_privs and a
+ * The grandchild joins the run's cgroup, clears inheritable caps, drops groups/gid/uid, sets no_new_privs and a
  * parent-death signal, installs seccomp, sets rlimits and execs the program. The shim
  * (still the agent's uid, so the run can neither signal nor ptrace it) waits for it and
  * reports on fd 3, one line each:
@@ -74,6 +77,19 @@ static void install_seccomp(const char *hex) {
     if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) fail("seccomp");
 }
 
+static void join_cgroups(char *list) {
+    if (strcmp(list, "-") == 0) return;
+    /* "0": this very thread (we are single-threaded, just forked); see cgroup.py. */
+    const char pid[] = "0";
+    int n = 1;
+    for (char *save = NULL, *path = strtok_r(list, ":", &save); path; path = strtok_r(NULL, ":", &save)) {
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0) fail("open cgroup.procs");
+        if (write(fd, pid, (size_t)n) != n) fail("join cgroup");
+        close(fd);
+    }
+}
+
 static void close_other_fds(void) {
 #ifdef SYS_close_range
     if (syscall(SYS_close_range, 4U, ~0U, 0U) == 0) return;
@@ -84,12 +100,13 @@ static void close_other_fds(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 7) { errno = EINVAL; fail("usage: CWD UID GID SECCOMP NRLIMITS [RES SOFT HARD]... -- PROG ARGS"); }
+    if (argc < 8) { errno = EINVAL; fail("usage: CWD UID GID SECCOMP CGROUP_PROCS NRLIMITS [RES SOFT HARD]... -- PROG ARGS"); }
     const char *cwd = argv[1];
     long uid = strtol(argv[2], NULL, 10), gid = strtol(argv[3], NULL, 10);
     const char *filter = argv[4];
-    int nrl = atoi(argv[5]);
-    int i = 6;
+    char *cgroup_procs = argv[5];
+    int nrl = atoi(argv[6]);
+    int i = 7;
     if (nrl < 0 || argc < i + 3 * nrl + 2) { errno = EINVAL; fail("rlimit arguments"); }
     int lim_at = i;
     i += 3 * nrl;
@@ -126,6 +143,7 @@ int main(int argc, char **argv) {
     }
 
     if (fcntl(3, F_SETFD, FD_CLOEXEC) != 0) fail("report pipe");
+    join_cgroups(cgroup_procs);
     struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
     struct __user_cap_data_struct caps[2];
     if (syscall(SYS_capget, &hdr, caps) == 0 && (caps[0].inheritable || caps[1].inheritable)) {

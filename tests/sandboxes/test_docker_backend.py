@@ -73,8 +73,17 @@ async def test_every_container_carries_the_hardening_flags(be):
         assert list(hc["Tmpfs"]) == ["/sandbox"], "the scratch tmpfs is the only writable path"
         assert "size=64m" in hc["Tmpfs"]["/sandbox"] and "nosuid" in hc["Tmpfs"]["/sandbox"]
         assert hc["Privileged"] is False and hc["IpcMode"] == "private"
-        # The only mount is the agent's socket directory: no store, no docker socket.
-        assert [m["Destination"] for m in c.attrs["Mounts"]] == ["/ipc"]
+        # The agent's socket directory and, with per-run cgroups, the slot's run-group dirs
+        # (cgroupfs, writable by the root agent only): no store, no docker socket.
+        mounts = {m["Destination"]: m["Source"] for m in c.attrs["Mounts"]}
+        if be.accounting == "cgroup-v1":
+            assert sorted(mounts) == ["/ipc", *(f"/run/oubliette-cgroup/{k}"
+                                                for k in ("cpuacct", "freezer", "memory", "pids"))]
+            assert all(src.startswith("/sys/fs/cgroup/") and src.endswith("/runs")
+                       for dst, src in mounts.items() if dst != "/ipc")
+            assert hc["CgroupParent"].startswith("/oubliette-docker-")
+        else:
+            assert list(mounts) == ["/ipc"] or be.accounting == "cgroup-v2"
         assert cfg["User"] == "0:0" and c.status == "running"
     # ...and the run itself holds no capability and has only loopback.
     code = ("import socket\nst = open('/proc/self/status').read()\n"
@@ -229,3 +238,22 @@ async def test_posix_queue_left_in_dev_mqueue_destroys_the_container(be):
     assert "POSIX message queues ['planted']" in be.pool.last_destroy_reason, be.pool.last_destroy_reason
     assert slot.name not in {c.name for c in containers(be)}
     await wait_for(lambda: be.pool.idle_count == 2)
+async def test_per_run_cgroups_are_accounted_and_leave_nothing_behind():
+    """Runs are counted in the slot's run groups; closing the pool removes every group,
+    including the parent copies runc makes in hierarchies we do not use."""
+    import glob
+
+    backend = DockerBackend(pool_size=1, selftest=False)
+    await backend.start()
+    try:
+        if backend.accounting == "rlimit":
+            pytest.skip(f"no cgroup per run here: {backend.pool.accounting_note}")
+        name = backend.pool._cgroups.name
+        code = "#include <unistd.h>\nint main(){ if (fork() == 0) for (;;); sleep(30); }\n"
+        res = await backend.run_batch(Batch(program=Source(language="c", code=code),
+                                            runs=[RunSpec(id="t", limits=RunLimits(cpu_time_s=0.3, wall_time_s=20))]))
+        assert res.runs[0].status == Status.TLE and res.runs[0].cpu_time_s >= 0.3, res.runs[0]
+        assert glob.glob(f"/sys/fs/cgroup/*/{name}")
+    finally:
+        await backend.close()
+    assert glob.glob(f"/sys/fs/cgroup/*/{name}") == []
