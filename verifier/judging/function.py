@@ -59,13 +59,16 @@ def _verdict(run: RunResult) -> tuple[Verdict, str, float, int]:
             return failure, run_message(run), run.cpu_time_s, run.memory_kb
         return verdict, message, cpu_s, mem_kb
     err = (run.stderr or b"").decode("utf-8", "replace").strip()[-500:]
-    if failure in (Verdict.TLE, Verdict.MLE, Verdict.OLE, Verdict.IE):
+    if failure in (Verdict.TLE, Verdict.OLE, Verdict.IE):
         return failure, run_message(run), run.cpu_time_s, run.memory_kb
     if run.signal is not None:
         # The candidate runs as the same uid and may signal the harness: that ends the test
-        # without a verdict, which is never an accept.
+        # without a verdict, which is never an accept. (The runner would read an unexplained
+        # SIGKILL as a memory kill; the harness's memory is ours, so it is not that.)
         return (Verdict.RE, f"the judging harness was killed by signal {run.signal}",
                 run.cpu_time_s, run.memory_kb)
+    if failure == Verdict.MLE:
+        return failure, run_message(run), run.cpu_time_s, run.memory_kb
     return Verdict.IE, (f"the function harness ended without a verdict ({run_message(run)})"
                         + (f": {err}" if err else "")), run.cpu_time_s, run.memory_kb
 
