@@ -7,6 +7,7 @@
 # candidate never holds. argv: ENTRY ENTRY_CLASS|- KIND CPU_LIMIT_S. The test code arrives
 # on stdin (never as a file); setup and prompt code as files it reads and unlinks before the
 # candidate exists.
+import binascii as _binascii
 import builtins as _builtins
 import ctypes as _ctypes
 import resource as _resource  # noqa: F401 - os.wait4 imports it lazily; never after the candidate starts
@@ -15,6 +16,7 @@ import os as _os
 import select as _select
 import signal as _signal
 import sys as _sys
+import zlib as _zlib
 
 _EXIT_AC, _EXIT_VERDICT = 0, 100
 _CPU_TICK_MS = 50
@@ -308,7 +310,9 @@ def _spawn():
         _os.close(fd)
     # The callee's code goes first on the request pipe (see programs.CALLEE_STUB).
     magic = getattr(_sys.modules.get("_frozen_importlib_external"), "MAGIC_NUMBER", None)
-    kind, body = (b"m", CALLEE_CODE) if magic == CALLEE_MAGIC else (b"s", CALLEE_SOURCE)
+    packed = CALLEE_CODE if magic == CALLEE_MAGIC else CALLEE_SOURCE
+    kind = b"m" if magic == CALLEE_MAGIC else b"s"
+    body = _zlib.decompress(_binascii.a2b_base64(packed))
     view = memoryview(kind + _U32.pack(len(body)) + body)
     while view:
         view = view[_os.write(req_w, view):]

@@ -14,9 +14,11 @@ compiles the source that travels beside them.
 
 from __future__ import annotations
 
+import ast
 import base64
 import importlib.util
 import marshal
+import types
 import zlib
 from pathlib import Path
 
@@ -37,7 +39,18 @@ def _source(name: str) -> str:
 
 
 def _marshalled(source: str, filename: str) -> bytes:
-    return marshal.dumps(compile(source, filename, "exec", dont_inherit=True))
+    """Compiled without docstrings and line tables: the program travels in every Lambda
+    event that compiles it (events are capped near 100 KB), and our own frames never need
+    line numbers (the candidate's and the jury's code is compiled in the sandbox, with them)."""
+    def strip(code: types.CodeType) -> types.CodeType:
+        consts = tuple(strip(c) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+        return code.replace(co_linetable=b"", co_consts=consts)
+    return marshal.dumps(strip(compile(source, filename, "exec", dont_inherit=True, optimize=2)))
+
+
+def _minified(source: str) -> bytes:
+    """The fallback source without comments (the same code: ast round trip)."""
+    return ast.unparse(ast.parse(source)).encode("utf-8")
 
 
 def _packed(data: bytes) -> str:
@@ -48,12 +61,7 @@ def _packed(data: bytes) -> str:
 
 CODEC_SOURCE = _source("codec.py")
 CALLEE_BODY = CODEC_SOURCE + "\n" + _source("callee_main.py")
-HARNESS_BODY = (PREAMBLE + CODEC_SOURCE
-                + "\nimport binascii as _binascii, zlib as _zlib\n"
-                + f"CALLEE_MAGIC = {MAGIC!r}\n"
-                + f"CALLEE_CODE = _zlib.decompress(_binascii.a2b_base64({_packed(_marshalled(CALLEE_BODY, '<callee>'))}))\n"
-                + f"CALLEE_SOURCE = _zlib.decompress(_binascii.a2b_base64({_packed(CALLEE_BODY.encode())}))\n"
-                + _source("harness_main.py"))
+HARNESS_BODY = PREAMBLE + CODEC_SOURCE + "\n" + _source("harness_main.py")
 
 # What ``python3 -S -c`` runs in the candidate's process: read the callee (kind byte "m"
 # marshalled or "s" source, u32 length, body) from fd 3, then run it.
@@ -77,12 +85,17 @@ CALLEE_STUB = (
     "del _r, _k, _b\n"
     "exec(_c)\n")
 
+# The program: the callee (both forms, unpacked by the harness when it starts the callee),
+# then the harness itself, marshalled where the interpreter's magic number matches ours.
 HARNESS_SOURCE = (
     "import sys, binascii, zlib\n"
+    f"CALLEE_MAGIC = {MAGIC!r}\n"
+    f"CALLEE_CODE = {_packed(_marshalled(CALLEE_BODY, '<callee>'))}\n"
+    f"CALLEE_SOURCE = {_packed(_minified(CALLEE_BODY))}\n"
+    f"CALLEE_STUB = {CALLEE_STUB!r}\n"
     f"if getattr(sys.modules.get('_frozen_importlib_external'), 'MAGIC_NUMBER', None) == {MAGIC!r}:\n"
     "    import marshal\n"
     f"    _code = marshal.loads(zlib.decompress(binascii.a2b_base64({_packed(_marshalled(HARNESS_BODY, '<harness>'))})))\n"
     "else:\n"
-    f"    _code = compile(zlib.decompress(binascii.a2b_base64({_packed(HARNESS_BODY.encode())})), '<harness>', 'exec')\n"
-    f"CALLEE_STUB = {CALLEE_STUB!r}\n"
+    f"    _code = compile(zlib.decompress(binascii.a2b_base64({_packed(_minified(HARNESS_BODY))})), '<harness>', 'exec')\n"
     "exec(_code)\n")
