@@ -18,6 +18,7 @@ import ast
 import base64
 import importlib.util
 import marshal
+import sys
 import types
 import zlib
 from pathlib import Path
@@ -39,13 +40,23 @@ def _source(name: str) -> str:
 
 
 def _marshalled(source: str, filename: str) -> bytes:
-    """Compiled without docstrings and line tables: the program travels in every Lambda
-    event that compiles it (events are capped near 100 KB), and our own frames never need
-    line numbers (the candidate's and the jury's code is compiled in the sandbox, with them)."""
-    def strip(code: types.CodeType) -> types.CodeType:
-        consts = tuple(strip(c) if isinstance(c, types.CodeType) else c for c in code.co_consts)
-        return code.replace(co_linetable=b"", co_consts=consts)
-    return marshal.dumps(strip(compile(source, filename, "exec", dont_inherit=True, optimize=2)))
+    """Compiled without docstrings and with a one-line line table: the program travels in
+    every Lambda event that compiles it (events are capped near 100 KB). The table stays
+    valid (every instruction at its function's first line) because code in the candidate's
+    process may walk our frames (``inspect.stack()``, ``traceback``); an empty one breaks that."""
+    def flat(code: types.CodeType) -> types.CodeType:
+        units = len(code.co_code) // 2
+        table = bytearray()
+        while units > 0:  # 3.11 format: "no column" entries of up to 8 code units, line delta 0
+            k = min(units, 8)
+            table += bytes((0x80 | (13 << 3) | (k - 1), 0))
+            units -= k
+        consts = tuple(flat(c) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+        return code.replace(co_linetable=bytes(table), co_consts=consts)
+    code = compile(source, filename, "exec", dont_inherit=True, optimize=2)
+    if sys.version_info[:2] in ((3, 11), (3, 12)):  # the line table format those two share
+        code = flat(code)
+    return marshal.dumps(code)
 
 
 def _minified(source: str) -> bytes:
