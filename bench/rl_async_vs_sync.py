@@ -1,6 +1,10 @@
 """Same RL workload with max_staleness=0 (synchronous on-policy) and max_staleness=1 (async).
 
-    python bench/rl_async_vs_sync.py --store .data/store [--steps 4] [--config rl_loop/configs/tiny_cpu.yaml]
+    python bench/rl_async_vs_sync.py [--store URI] [--steps 4] [--config rl_loop/configs/tiny_cpu.yaml]
+
+Out of the box (no --store, no --model) it builds what the tiny config needs locally, as the
+RL tests do: a store with the two sample problems and the tiny fine-tuned model under
+models/. It never reaches the network (HF_HUB_OFFLINE=1).
 
 Runs `rl-loop train` twice (fresh run dirs, no resume), reads metrics.jsonl, and prints
 the mean step time (first step excluded: it includes the first generation from cold),
@@ -32,7 +36,8 @@ def run(config: str, store: str, staleness: int, steps: int, model: str | None, 
            f"trainer.total_steps={steps}", "checkpoint.every_steps=1000", *extra]
     if model:
         cmd.append(f"model.path={model}")
-    env = dict(os.environ, PYTHONPATH=str(REPO), RL_LOOP_NO_TQDM="1")
+    env = dict(os.environ, PYTHONPATH=str(REPO), RL_LOOP_NO_TQDM="1", HF_HUB_OFFLINE="1",
+               TRANSFORMERS_OFFLINE="1")
     t0 = time.perf_counter()
     p = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t0
@@ -51,12 +56,19 @@ def run(config: str, store: str, staleness: int, steps: int, model: str | None, 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--store", required=True)
+    ap.add_argument("--store", default=None, help="problem store (default: a fresh one with the tiny set)")
     ap.add_argument("--config", default=str(REPO / "rl_loop/configs/tiny_cpu.yaml"))
     ap.add_argument("--model", default=None)
     ap.add_argument("--steps", type=int, default=4)
     ap.add_argument("overrides", nargs="*")
     a = ap.parse_args()
+    if a.store is None or a.model is None:
+        sys.path.insert(0, str(REPO))
+        from tests.rl_loop.rl_fixtures import make_store, tiny_sft_model
+
+        store = make_store(Path(tempfile.mkdtemp(prefix="rl_bench_store_")))
+        a.store = a.store or store
+        a.model = a.model or str(tiny_sft_model(store))
     sync = run(a.config, a.store, 0, a.steps, a.model, a.overrides)
     asyn = run(a.config, a.store, 1, a.steps, a.model, a.overrides)
     for r in (sync, asyn):

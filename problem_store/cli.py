@@ -1,17 +1,22 @@
 """`pstore`: upload, list, show, remove, export and check problems in a store.
 
-Exit codes: 0 ok; 1 some problems rejected / not found / corrupt blobs; 2 usage (bad
-arguments, a path or store URI that cannot be used at all).
+Exit codes: 0 ok; 1 some problems rejected / not found / corrupt blobs or manifests; 2
+usage (bad arguments, a path or store URI that cannot be used at all).
+
+A reader that goes away (``pstore ls | head -1``) is not an error: output stops, the
+command finishes what it was doing (an upload or repair is never cut in half) and exits
+with its own status, without a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
-from problem_store.blobs.base import CorruptBlob, StoreError
+from problem_store.blobs.base import StoreError
 from problem_store.importers import FORMATS, FormatError
 from problem_store.problems import ProblemNotFound, ProblemStore
 from problem_store.transient import TransientStore
@@ -38,6 +43,8 @@ def _parser() -> argparse.ArgumentParser:
     up.add_argument("--split", choices=("train", "heldout"), help="set every problem's RL split")
     up.add_argument("--id-prefix", default="", help="prepend to every problem id")
     up.add_argument("--no-progress", action="store_true", help="no progress bar")
+    up.add_argument("--no-replace", action="store_true",
+                    help="reject problems whose id is stored with different content (exit 1; those stay as they were)")
     ls = add("ls", "list problems")
     ls.add_argument("--kind", choices=("stdio", "function", "math"))
     ls.add_argument("--split", choices=("train", "heldout"))
@@ -49,11 +56,41 @@ def _parser() -> argparse.ArgumentParser:
     ex = add("export", "write a problem back as the own directory format, to DIR/<id>/")
     ex.add_argument("id")
     ex.add_argument("dir", type=Path)
-    add("fsck", "re-hash every blob and check every manifest's links")
+    fsck = add("fsck", "re-hash every blob and check every manifest's links")
+    fsck.add_argument("--repair", action="store_true",
+                      help="restore damaged problems from --from sources; remove the ones that cannot be restored")
+    fsck.add_argument("--from", dest="sources", type=Path, action="append", default=[], metavar="DIR_OR_FILE",
+                      help="a problem set to re-fetch damaged data from (as `upload` reads it; repeatable)")
+    fsck.add_argument("--format", default="auto", choices=FORMATS, help="the format of the --from sources")
     gc = add("gc", "delete unreferenced blobs and expired transient objects")
     gc.add_argument("--grace-s", type=float, default=3600.0,
                     help="keep unreferenced blobs younger than this (an upload may be in progress)")
     return p
+
+
+_stdout_closed = False
+
+
+def out(line: str = "") -> None:
+    """Print to stdout; a closed pipe silences the rest instead of raising."""
+    if _stdout_closed:
+        return
+    try:
+        print(line)
+    except BrokenPipeError:
+        _close_stdout()
+
+
+def _close_stdout() -> None:
+    global _stdout_closed
+    _stdout_closed = True
+    # Point stdout at /dev/null so the interpreter's final flush does not complain.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real file descriptor (stdout replaced in tests)
+        pass
 
 
 def _upload(store: ProblemStore, args: argparse.Namespace) -> int:
@@ -61,50 +98,63 @@ def _upload(store: ProblemStore, args: argparse.Namespace) -> int:
 
     progress = not args.no_progress and sys.stderr.isatty()
     report = upload(args.path, store, args.format, strict=args.strict, split=args.split,
-                    id_prefix=args.id_prefix, progress=progress)
+                    id_prefix=args.id_prefix, progress=progress, no_replace=args.no_replace)
     for r in report.rejected:
         print(f"rejected: {r}", file=sys.stderr)
-    print(report.summary())
+    out(report.summary())
     return EXIT_OK if report.ok else EXIT_REJECTED
 
 
 def _ls(store: ProblemStore, args: argparse.Namespace) -> int:
-    for s in store.list(kind=args.kind, split=args.split):
+    found = store.listing(kind=args.kind, split=args.split)
+    for s in found.problems:
         if args.json:
-            print(s.model_dump_json())
+            out(s.model_dump_json())
         else:
-            print(f"{s.id}\t{s.kind}\t{s.split or '-'}\t{s.n_tests}\t{s.title}")
+            out(f"{s.id}\t{s.kind}\t{s.split or '-'}\t{s.n_tests}\t{s.title}")
+    for b in found.broken:
+        print(f"pstore: skipped {b}", file=sys.stderr)
+    return EXIT_REJECTED if found.broken else EXIT_OK
+
+
+def _fsck(store: ProblemStore, args: argparse.Namespace) -> int:
+    from problem_store.fsck import repair, scan
+
+    if args.sources and not args.repair:
+        raise FormatError("--from is for --repair")
+    for src in args.sources:
+        if not src.exists():
+            raise FormatError(f"{src}: no such file or directory")
+    found = scan(store)
+    for line in found.lines():
+        out(line)
+    if not args.repair or not found.problems_found:
+        return EXIT_REJECTED if found.problems_found else EXIT_OK
+    fixed = repair(store, found, args.sources, args.format)
+    for line in fixed.lines():
+        out(line)
+    after = scan(store)
+    if after.problems_found:
+        for line in after.lines():
+            out(f"after repair: {line}")
+        return EXIT_REJECTED
     return EXIT_OK
 
 
-def _fsck(store: ProblemStore) -> int:
-    bad = 0
-    checked = 0
-    for link in store.blobs.iter_links():
-        checked += 1
-        try:
-            store.blobs.get(link)
-        except CorruptBlob as e:
-            bad += 1
-            print(f"corrupt: {e}")
-    problems = 0
-    for pid in store.ids():
-        problems += 1
-        try:
-            p = store.get(pid)
-        except (ProblemNotFound, ValueError) as e:
-            bad += 1
-            print(f"bad manifest {pid}: {e}")
-            continue
-        for link in store.missing_links(p):
-            bad += 1
-            print(f"missing: problem {pid} links {link}, which is not stored")
-    print(f"checked {checked} blobs and {problems} manifests: {bad} problem(s)")
-    return EXIT_REJECTED if bad else EXIT_OK
-
-
 def main(argv: list[str] | None = None) -> int:
+    global _stdout_closed
+    _stdout_closed = False
     args = _parser().parse_args(argv)
+    rc = _run(args)
+    if not _stdout_closed:
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _close_stdout()
+    return rc
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         store = ProblemStore(open_store(args.store))
     except StoreError as e:
@@ -116,23 +166,23 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd == "ls":
             return _ls(store, args)
         if args.cmd == "show":
-            sys.stdout.write(store.get_bytes(args.id).decode() + "\n")
+            out(store.get_bytes(args.id).decode())
             return EXIT_OK
         if args.cmd == "rm":
             store.delete(args.id)
-            print(f"removed {args.id} (run `pstore gc` to reclaim its blobs)")
+            out(f"removed {args.id} (run `pstore gc` to reclaim its blobs)")
             return EXIT_OK
         if args.cmd == "export":
             from problem_store.export import export_problem
 
-            print(export_problem(store, args.id, args.dir))
+            out(str(export_problem(store, args.id, args.dir)))
             return EXIT_OK
         if args.cmd == "fsck":
-            return _fsck(store)
+            return _fsck(store, args)
         if args.cmd == "gc":
             removed = store.gc(grace_s=args.grace_s)
             expired = TransientStore(store.blobs).gc()
-            print(json.dumps({"blobs_removed": len(removed), "transient_removed": expired}))
+            out(json.dumps({"blobs_removed": len(removed), "transient_removed": expired}))
             return EXIT_OK
     except FormatError as e:
         print(f"pstore: {e}", file=sys.stderr)

@@ -32,6 +32,8 @@ def _common(p: AnyProblem) -> dict:
             out[key] = getattr(p, key)
     if p.tags:
         out["tags"] = list(p.tags)
+    if p.feedback != "samples":
+        out["feedback"] = p.feedback
     return out
 
 

@@ -57,19 +57,24 @@ class TestCase(_Model):
 
 
 
-BuiltinName = Literal["exact", "lines", "tokens", "integers", "unordered", "floats", "yesno"]
+BuiltinName = Literal["exact", "lines", "tokens", "integers", "unordered", "floats",
+                      # testlib's stock checkers, with exactly their verdicts
+                      "wcmp", "ncmp", "icmp", "hcmp", "lcmp", "fcmp", "yesno", "nyesno",
+                      "rcmp4", "rcmp6", "rcmp9", "dcmp"]
 
 
 class BuiltinChecker(_Model):
-    """A comparator run in-process by the verifier, with testlib's stock semantics.
+    """A comparator run in-process by the verifier (semantics table: docs/problem-format.md).
 
     - exact: byte-for-byte.
     - lines: line by line, trailing whitespace on each line and trailing empty lines ignored.
-    - tokens: whitespace-separated tokens equal (testlib wcmp).
-    - integers: token sequences of integers equal (testlib ncmp); a non-integer token is PE.
+    - tokens: whitespace-separated tokens equal (Python's whitespace; testlib's is wcmp).
+    - integers: integers equal as values (lenient: +5, 05 and -0 read; testlib's is ncmp).
     - unordered: the multisets of tokens equal.
-    - floats: tokens compared as floats within abs_tol OR rel_tol (testlib rcmp); NaN never equal.
-    - yesno: one token, YES/NO case-insensitively.
+    - floats: tokens compared as floats within abs_tol OR rel_tol; NaN never equal (testlib's
+      sequences of doubles are rcmp4/rcmp6/rcmp9).
+    - wcmp, ncmp, icmp, hcmp, lcmp, fcmp, yesno, nyesno, rcmp4, rcmp6, rcmp9, dcmp: testlib's
+      stock checkers of those names, verdict for verdict (tolerance fields do not apply).
     """
 
     type: Literal["builtin"] = "builtin"
@@ -111,6 +116,9 @@ class _ProblemBase(_Model):
     difficulty: str | None = Field(None, description="e.g. beginner / intermediate / hard.")
     split: Split | None = Field(None, description="RL split: train or heldout.")
     source: str | None = Field(None, description="Where the problem came from.")
+    feedback: Literal["samples", "all"] = Field(
+        "samples", description="Verdict messages returned in full: 'samples' (default; hidden "
+        "tests get a verdict-level summary only) or 'all' (a public practice set).")
 
     @field_validator("schema_version")
     @classmethod

@@ -6,6 +6,12 @@ problem whose test data is missing. Deleting a problem removes its manifest; the
 it alone used are reclaimed later by ``gc`` (with a grace period, because a concurrent
 upload writes blobs before its manifest).
 
+A manifest that does not parse (damaged bytes, a schema from the future) is never fatal to
+the others: ``get`` raises ``CorruptManifest`` for that id, ``listing`` returns the good
+ones plus the broken ids, and the links of a broken manifest still count as referenced
+(found by pattern in its raw bytes), so neither gc nor a rollback deletes data it may
+need. ``pstore fsck --repair`` mends or removes it.
+
 ``get`` is called per verification request, so parsed manifests are cached in memory,
 keyed by the object's version token (inode+mtime for files, ETag for S3): a rewritten
 manifest is seen at once.
@@ -13,6 +19,8 @@ manifest is seen at once.
 
 from __future__ import annotations
 
+import logging
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -34,6 +42,9 @@ from problem_store.manifest import (
 
 AnyProblem = StdioProblem | FunctionProblem | MathProblem
 MANIFEST_PREFIX = "problems/"
+_LINK_IN_TEXT = re.compile(rb"blob://sha256/[0-9a-f]{64}")
+
+log = logging.getLogger(__name__)
 
 
 class ProblemNotFound(StoreError, KeyError):
@@ -43,6 +54,31 @@ class ProblemNotFound(StoreError, KeyError):
 
     def __str__(self) -> str:
         return f"problem not found: {self.problem_id}"
+
+
+class CorruptManifest(StoreError):
+    """A stored manifest that does not parse: the store is damaged, not the request."""
+
+    def __init__(self, problem_id: str, reason: str):
+        super().__init__(problem_id)
+        self.problem_id, self.reason = problem_id, reason
+
+    def __str__(self) -> str:
+        return f"problem {self.problem_id}: manifest unreadable ({self.reason}); run `pstore fsck --repair`"
+
+
+def _reason(err: Exception) -> str:
+    """The first validation error, briefly (pydantic's full message can be pages long)."""
+    try:
+        items = err.errors(include_url=False)  # type: ignore[attr-defined]
+    except (AttributeError, TypeError):
+        return str(err)[:300]
+    if not items:
+        return type(err).__name__
+    first = items[0]
+    loc = ".".join(str(x) for x in first.get("loc", ()))
+    text = f"{loc}: {first['msg']}" if loc else first["msg"]
+    return (text + (f" (and {len(items) - 1} more)" if len(items) > 1 else ""))[:300]
 
 
 class MissingBlobs(StoreError):
@@ -71,6 +107,18 @@ class ProblemSummary(BaseModel):
     def of(cls, p: AnyProblem) -> "ProblemSummary":
         n = len(p.tests) if isinstance(p, (StdioProblem, FunctionProblem)) else 1
         return cls(id=p.id, kind=p.kind, title=p.title, split=p.split, difficulty=p.difficulty, tags=p.tags, n_tests=n)
+
+
+@dataclass
+class Listing:
+    """Summaries of the readable problems, and the ids whose manifests are unreadable."""
+
+    problems: list[ProblemSummary] = field(default_factory=list)
+    broken: list[CorruptManifest] = field(default_factory=list)
+
+    @property
+    def broken_ids(self) -> list[str]:
+        return [b.problem_id for b in self.broken]
 
 
 @dataclass
@@ -157,7 +205,12 @@ class ProblemStore:
         data = self.blobs.get_object(key)
         if data is None:
             raise ProblemNotFound(problem_id)
-        problem = parse_problem(data)
+        try:
+            problem = parse_problem(data)
+        except ValueError as e:  # pydantic's ValidationError is a ValueError
+            raise CorruptManifest(problem_id, _reason(e)) from None
+        if problem.id != problem_id:  # copied or renamed behind the store's back
+            raise CorruptManifest(problem_id, f"it holds problem id {problem.id!r}")
         with self._lock:
             # Version read before the bytes: if it changed in between, the next get re-reads.
             self._cache[problem_id] = (version, problem)
@@ -184,15 +237,28 @@ class ProblemStore:
         return sorted(out)
 
     def list(self, kind: str | None = None, split: str | None = None) -> list[ProblemSummary]:
-        """Summaries of every problem (optionally one kind / split), sorted by id."""
-        out = []
+        """Summaries of every readable problem (optionally one kind / split), sorted by id.
+
+        Unreadable manifests are skipped with a warning; ``listing`` also returns them.
+        """
+        found = self.listing(kind, split)
+        for b in found.broken:
+            log.warning("skipping problem %s: %s", b.problem_id, b)
+        return found.problems
+
+    def listing(self, kind: str | None = None, split: str | None = None) -> Listing:
+        """The readable problems' summaries and the unreadable manifests, both by id."""
+        out = Listing()
         for pid in self.ids():
             try:
                 p = self.get(pid)
             except ProblemNotFound:  # deleted while listing
                 continue
+            except CorruptManifest as e:
+                out.broken.append(e)
+                continue
             if (kind is None or p.kind == kind) and (split is None or p.split == split):
-                out.append(ProblemSummary.of(p))
+                out.problems.append(ProblemSummary.of(p))
         return out
 
     # -- writing ------------------------------------------------------------------------
@@ -232,6 +298,9 @@ class ProblemStore:
                 refs |= links_of(self.get(pid))
             except ProblemNotFound:
                 continue
+            except CorruptManifest:  # keep whatever it still names: it may be mended
+                raw = self.blobs.get_object(manifest_key(pid)) or b""
+                refs |= {m.decode() for m in _LINK_IN_TEXT.findall(raw)}
         return refs
 
     def delete_unreferenced(self, candidates: Iterable[str]) -> list[str]:
@@ -287,6 +356,8 @@ class ProblemStore:
 __all__ = [
     "AnyProblem",
     "BlobNotFound",
+    "CorruptManifest",
+    "Listing",
     "MissingBlobs",
     "ProblemNotFound",
     "ProblemStore",

@@ -5,6 +5,13 @@ the checker, validating the manifest) happens before the first write; then the b
 in, then the manifest, last. If writing fails midway, the blobs this problem newly wrote
 and nothing references are deleted again, so a failed problem leaves no trace.
 
+An id that is stored already is replaced, and the report says so: ``replaced`` lists
+every id whose stored content changed (with the test counts before and after), and an
+identical re-upload counts as ``unchanged``. ``no_replace`` rejects a problem whose id is
+stored with different content instead (an identical one is still fine: nothing is
+replaced). Every re-upload re-hashes the blobs it would have written and rewrites damaged
+or missing ones (``repaired``): uploading a set again is how a damaged store is mended.
+
 ``strict`` makes the whole set all-or-nothing: on the first rejected problem every
 problem this run added is removed, every one it updated gets its previous manifest back,
 and the blobs the run newly wrote and nothing references are deleted.
@@ -21,7 +28,7 @@ from pydantic import ValidationError
 from problem_store.checker_build import PLATFORM, CheckerBuildError, compile_checker
 from problem_store.importers import Draft, ImportFailure, iter_drafts
 from problem_store.manifest import FunctionProblem, StdioProblem, dump_problem, parse_problem
-from problem_store.problems import AnyProblem, ProblemStore, PutResult, manifest_key
+from problem_store.problems import AnyProblem, MissingBlobs, ProblemStore, PutResult, manifest_key, put_blobs
 
 KIND_TAGS = {"stdio", "function", "math", "builtin", "custom"}
 
@@ -40,10 +47,25 @@ class Rejection:
 
 
 @dataclass
+class Replacement:
+    """A stored problem this upload replaced with different content."""
+
+    problem_id: str
+    tests_before: int | None  # None: the previous manifest was unreadable
+    tests_after: int
+
+    def __str__(self) -> str:
+        before = "an unreadable manifest" if self.tests_before is None else f"{self.tests_before} tests"
+        return f"{self.problem_id} (content changed: {before} -> {self.tests_after} tests)"
+
+
+@dataclass
 class UploadReport:
     added: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
+    replaced: list[Replacement] = field(default_factory=list)  # one per id in `updated`
+    repaired: list[str] = field(default_factory=list)  # unchanged manifest, damaged/missing blobs rewritten
     rejected: list[Rejection] = field(default_factory=list)
     tests: int = 0
     blobs_written: int = 0
@@ -56,10 +78,15 @@ class UploadReport:
         return not self.rejected
 
     def summary(self) -> str:
+        """One line of counts, then one line per replaced or repaired problem."""
         s = (f"added {len(self.added)}, updated {len(self.updated)}, unchanged {len(self.unchanged)}, "
-             f"rejected {len(self.rejected)}; {self.tests} tests; wrote {self.blobs_written} blobs "
-             f"({self.bytes_written} bytes), deduplicated {self.bytes_deduplicated} bytes")
-        return s + ("; strict: rolled back, store unchanged" if self.rolled_back else "")
+             f"repaired {len(self.repaired)}, rejected {len(self.rejected)}; {self.tests} tests; "
+             f"wrote {self.blobs_written} blobs ({self.bytes_written} bytes), "
+             f"deduplicated {self.bytes_deduplicated} bytes")
+        s += "; strict: rolled back, store unchanged" if self.rolled_back else ""
+        lines = [s, *(f"replaced: {r}" for r in self.replaced)]
+        lines += [f"repaired: {pid} (same content; damaged or missing blobs rewritten)" for pid in self.repaired]
+        return "\n".join(lines)
 
 
 class DraftRejected(Exception):
@@ -114,7 +141,8 @@ class _Written:
 
 
 def upload(path: Path | str, store: ProblemStore, fmt: str = "auto", *, strict: bool = False,
-           split: str | None = None, id_prefix: str = "", progress: bool = False) -> UploadReport:
+           split: str | None = None, id_prefix: str = "", progress: bool = False,
+           no_replace: bool = False) -> UploadReport:
     """Import ``path`` and store every valid problem; see the module docstring.
 
     Raises importers.FormatError when the path cannot be imported at all.
@@ -135,13 +163,13 @@ def upload(path: Path | str, store: ProblemStore, fmt: str = "auto", *, strict: 
             if problem.id in seen:
                 raise DraftRejected(Rejection(problem.id, origin, f"duplicate problem id (first at {seen[problem.id]})"))
             seen[problem.id] = origin
-            _store_one(store, problem, item, report, journal, origin)
+            _store_one(store, problem, item, report, journal, origin, no_replace)
         except DraftRejected as e:
             report.rejected.append(e.rejection)
             if strict:
                 _rollback(store, journal)
                 report.rolled_back = True
-                report.added, report.updated = [], []
+                report.added, report.updated, report.replaced = [], [], []
                 report.blobs_written = report.bytes_written = 0
                 break
         bar.set_postfix(tests=report.tests, rejected=len(report.rejected), refresh=False)
@@ -150,25 +178,47 @@ def upload(path: Path | str, store: ProblemStore, fmt: str = "auto", *, strict: 
 
 
 def _store_one(store: ProblemStore, problem: AnyProblem, draft: Draft, report: UploadReport,
-               journal: list[_Written], origin: str) -> None:
+               journal: list[_Written], origin: str, no_replace: bool) -> None:
     new_bytes = dump_problem(problem)
     old_bytes = store.blobs.get_object(manifest_key(problem.id))
-    if old_bytes == new_bytes and not store.missing_links(problem):
-        report.unchanged.append(problem.id)
-        report.tests += _count_tests(problem)
-        return
+    same = old_bytes == new_bytes
+    if old_bytes is not None and not same and no_replace:
+        raise DraftRejected(Rejection(problem.id, origin, "a problem with this id and different content is "
+                                      "stored already; --no-replace refuses to replace it"))
     result = PutResult()
     try:
-        store.put(problem, draft.blobs, result=result)
+        if same:  # the manifest stays; its blobs are re-hashed and mended
+            put_blobs(store.blobs, draft.blobs.values(), result)
+            missing = store.missing_links(problem, known_present=result.present)
+            if missing:
+                raise MissingBlobs(problem.id, missing)
+        else:
+            store.put(problem, draft.blobs, result=result)
     except Exception as e:  # a store failure: undo this problem's writes, report it
         store.delete_unreferenced(result.new_links)
         raise DraftRejected(Rejection(problem.id, origin, f"store error while writing: {e}")) from e
-    journal.append(_Written(problem.id, result.previous, result.new_links))
-    (report.updated if result.previous is not None else report.added).append(problem.id)
     report.tests += _count_tests(problem)
     report.blobs_written += len(result.new_links)
     report.bytes_written += result.bytes_written
     report.bytes_deduplicated += result.bytes_deduplicated + draft.duplicate_bytes
+    if same:
+        (report.repaired if result.new_links else report.unchanged).append(problem.id)
+        if result.new_links:
+            journal.append(_Written(problem.id, old_bytes, result.new_links))
+        return
+    journal.append(_Written(problem.id, old_bytes, result.new_links))
+    if old_bytes is None:
+        report.added.append(problem.id)
+        return
+    report.updated.append(problem.id)
+    report.replaced.append(Replacement(problem.id, _tests_in(old_bytes), _count_tests(problem)))
+
+
+def _tests_in(manifest: bytes) -> int | None:
+    try:
+        return _count_tests(parse_problem(manifest))
+    except ValueError:  # a damaged previous manifest: replacing it is the repair
+        return None
 
 
 def _rollback(store: ProblemStore, journal: list[_Written]) -> None:

@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import json
 import logging
+import signal
 import sys
 from pathlib import Path
 
@@ -25,7 +26,14 @@ def _train(args) -> int:
     except ConfigError as exc:
         print(f"rl-loop: {exc}", file=sys.stderr)
         return 2
-    summary = asyncio.run(run_training(cfg))
+    # SIGTERM (a scheduler stopping the job) unwinds like Ctrl-C, so the controller's
+    # shutdown runs: trainer group stopped, engines stopped, weight files removed.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        summary = asyncio.run(run_training(cfg))
+    except KeyboardInterrupt:
+        print("rl-loop: stopped; resume with the same command", file=sys.stderr)
+        return 130
     print(json.dumps({k: v for k, v in summary.items() if not k.startswith("probe")}, indent=2, default=str))
     return 0
 

@@ -90,9 +90,6 @@ class RewardsConfig(_Section):
 
 class FilteringConfig(_Section):
     dynamic: bool = Field(True, description="Drop groups whose rewards are all equal and refill (DAPO / RLAX 6.2).")
-    prefilter: bool = Field(False, description="Before training, drop problems whose measured pass rate is 0 or 1.")
-    prefilter_min_rate: float = Field(0.0, ge=0, le=1, description="Pre-filter keeps problems with pass rate > this.")
-    prefilter_max_rate: float = Field(1.0, ge=0, le=1, description="Pre-filter keeps problems with pass rate < this.")
 
 
 class StalenessConfig(_Section):
@@ -198,8 +195,6 @@ def combination_errors(cfg: RLConfig) -> list[str]:
             f"generation.max_new_tokens={cfg.generation.max_new_tokens} leaves no room for the prompt within "
             f"model.max_model_len_tokens={cfg.model.max_model_len_tokens}"
         )
-    if cfg.filtering.prefilter_min_rate >= cfg.filtering.prefilter_max_rate:
-        errs.append("filtering.prefilter_min_rate must be < filtering.prefilter_max_rate")
     return errs
 
 

@@ -27,7 +27,7 @@ async def evaluate(model: str, store: str, split: str = "heldout", samples: int 
     if not ids:
         raise SystemExit(f"no stdio/function problems with split={split} difficulty={difficulty} in {store}")
     tok = AutoTokenizer.from_pretrained(model)
-    prompts, skipped = load_prompts(DataConfig(store_uri=store, problem_ids=ids), tok,
+    prompts, skipped = load_prompts(DataConfig(store_uri=store, problem_ids=ids, splits=[split]), tok,
                                     max_model_len_tokens - max_new_tokens)
     gen = Generator(GeneratorSettings(model_path=model, max_model_len_tokens=max_model_len_tokens,
                                       max_new_tokens=max_new_tokens, temperature=temperature, seed=seed))

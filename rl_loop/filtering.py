@@ -58,7 +58,14 @@ class DynamicFilter:
 
     def keep(self, rewards: Sequence[float]) -> bool:
         """Decide for one group and count it."""
-        why = self.reason(rewards)
+        return self.count(self.reason(rewards))
+
+    def decides_keep(self, why: str | None) -> bool:
+        """Whether a group with drop reason `why` is kept (no counting)."""
+        return why is None or not self.enabled
+
+    def count(self, why: str | None) -> bool:
+        """Count one group whose drop reason (from `reason`) is `why`; return whether it is kept."""
         if why is None:
             self.kept += 1
             return True

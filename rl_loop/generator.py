@@ -25,6 +25,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rl_loop.config import GenerationConfig, ModelConfig, TrainerConfig
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXTENSION = "rl_loop.vllm_worker.WeightLoaderExtension"
 
@@ -57,17 +59,24 @@ class GenResult:
     seconds: float = 0.0
 
 
+def _default(section, name: str):
+    """The one default of a setting: the pydantic config's (rl_loop.config)."""
+    return section.model_fields[name].default
+
+
 @dataclass
 class GeneratorSettings:
+    """What one engine needs; defaults are the RL config's own (no second set of defaults)."""
+
     model_path: str
-    dtype: str = "float32"
-    max_model_len_tokens: int = 2048
-    max_new_tokens: int = 256
-    temperature: float = 1.0
-    top_p: float = 1.0
-    seed: int = 0
-    kv_cache_gib: int = 1  # VLLM_CPU_KVCACHE_SPACE (CPU build only)
-    gpu_memory_utilization: float = 0.5  # GPU build only
+    dtype: str = _default(ModelConfig, "dtype")
+    max_model_len_tokens: int = _default(ModelConfig, "max_model_len_tokens")
+    max_new_tokens: int = _default(GenerationConfig, "max_new_tokens")
+    temperature: float = _default(GenerationConfig, "temperature")
+    top_p: float = _default(GenerationConfig, "top_p")
+    seed: int = _default(TrainerConfig, "seed")
+    kv_cache_gib: int = _default(GenerationConfig, "kv_cache_gib")  # VLLM_CPU_KVCACHE_SPACE (CPU build only)
+    gpu_memory_utilization: float = _default(GenerationConfig, "gpu_memory_utilization")  # GPU build only
     enforce_eager: bool = True
     extra_engine_args: dict = field(default_factory=dict)
 
@@ -185,6 +194,10 @@ class Generator:
 
     async def load_weights(self, path: str, version: int) -> dict:
         return await asyncio.to_thread(self.load_weights_sync, path, version)
+
+    def reset_prefix_cache(self) -> None:
+        with self._lock:
+            self.llm.reset_prefix_cache()
 
     def weight_checksum(self) -> float:
         with self._lock:

@@ -78,17 +78,19 @@ class PromptInfo:
     prompt_text: str
 
 
-def load_prompts(data_cfg, tokenizer, max_prompt_tokens: int) -> tuple[dict[str, PromptInfo], list[str]]:
-    """Read the configured problems from the store and render/tokenize each prompt once.
+def load_prompts(data_cfg, tokenizer, max_prompt_tokens: int,
+                 source=None) -> tuple[dict[str, PromptInfo], list[str]]:
+    """Read the configured problems and render/tokenize each prompt once.
 
-    Returns (prompts by id, skipped messages). Problems whose prompt is too long for
-    model.max_model_len_tokens - generation.max_new_tokens are skipped and reported.
+    `source` is where problems come from (`rl_loop.problem_source`): the store named by
+    data_cfg.store_uri by default, or the verifier's API. Returns (prompts by id, skipped
+    messages). Problems whose prompt is too long for model.max_model_len_tokens -
+    generation.max_new_tokens are skipped and reported.
     """
-    from problem_store.problems import ProblemStore
-    from problem_store.uri import open_store
+    from rl_loop.problem_source import StoreSource
     from rl_loop.prompts import hf_chat_template, render_prompt
 
-    store = ProblemStore(open_store(data_cfg.store_uri))
+    store = source or StoreSource(data_cfg.store_uri)
     if data_cfg.problem_ids:
         ids = list(data_cfg.problem_ids)
     else:
@@ -101,6 +103,11 @@ def load_prompts(data_cfg, tokenizer, max_prompt_tokens: int) -> tuple[dict[str,
     skipped = []
     for pid in ids:
         problem = store.get(pid)
+        if problem.split not in data_cfg.splits or problem.kind not in data_cfg.kinds:
+            # explicit ids never bypass the split/kind filters: a held-out problem in a
+            # training run would leak the evaluation set into the weights
+            raise ValueError(f"data.problem_ids: {pid} is a {problem.split!r} {problem.kind!r} problem, but "
+                             f"data.splits={list(data_cfg.splits)} and data.kinds={list(data_cfg.kinds)}")
         text = render_prompt(problem, data_cfg.language, template, data_cfg.prompt)
         toks = tokenizer(text, add_special_tokens=False)["input_ids"]
         if len(toks) > max_prompt_tokens:

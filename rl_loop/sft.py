@@ -69,7 +69,8 @@ def collect_examples(tokenizer, store_uri: str, solution_dirs: list[Path], split
                for pid in wanted if pid not in refs]
     if not refs:
         return [], skipped
-    data = DataConfig(store_uri=store_uri, problem_ids=sorted(refs), language=language)
+    data = DataConfig(store_uri=store_uri, problem_ids=sorted(refs), language=language, splits=[split],
+                      kinds=list(kinds))
     prompts, too_long = load_prompts(data, tokenizer, max_tokens)
     skipped += too_long
     examples = []

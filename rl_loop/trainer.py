@@ -23,6 +23,8 @@ from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import Listener
 from pathlib import Path
 
+from rl_loop.config import ModelConfig, TrainerConfig
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -53,21 +55,28 @@ def _die_with_parent() -> None:  # runs in the child before exec
         pass
 
 
+def _default(section, name: str):
+    """The one default of a setting: the pydantic config's (rl_loop.config)."""
+    return section.model_fields[name].default
+
+
 @dataclass
 class TrainerSettings:
+    """What the trainer group needs; defaults are the RL config's own (no second set)."""
+
     model_path: str
-    world_size: int = 2
-    dtype: str = "float32"
-    lr: float = 1e-6
-    betas: tuple[float, float] = (0.9, 0.999)
-    weight_decay: float = 0.0
-    grad_clip: float | None = 1.0
-    micro_batch_size_seqs: int = 4
-    seed: int = 0
+    world_size: int = _default(TrainerConfig, "world_size")
+    dtype: str = _default(ModelConfig, "dtype")
+    lr: float = _default(TrainerConfig, "lr")
+    betas: tuple[float, float] = _default(TrainerConfig, "betas")
+    weight_decay: float = _default(TrainerConfig, "weight_decay")
+    grad_clip: float | None = _default(TrainerConfig, "grad_clip")
+    micro_batch_size_seqs: int = _default(TrainerConfig, "micro_batch_size_seqs")
+    seed: int = _default(TrainerConfig, "seed")
     ref_path: str | None = None
     spec: dict = field(default_factory=dict)
     log_path: str | None = None
-    start_timeout_s: float = 300.0
+    start_timeout_s: float = _default(TrainerConfig, "start_timeout_s")
 
 
 class Trainer:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 import time
 import traceback
 from multiprocessing.connection import Client
@@ -296,7 +297,27 @@ class TrainerRank:
         return {"version": self.version}
 
 
+def _exit_with_parent(poll_s: float = 0.2) -> None:
+    """Exit as soon as the launching torchrun process is gone.
+
+    Ranks run in process groups of their own, so a SIGKILL of the job's group does not
+    reach them; without this they would compute on for tens of seconds. A watcher thread
+    polls the parent pid instead of PR_SET_PDEATHSIG, which fires when the *thread* that
+    forked us exits, not the process.
+    """
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            if os.getppid() != parent:
+                os._exit(1)
+            time.sleep(poll_s)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
 def main() -> None:
+    _exit_with_parent()
     dist.init_process_group(backend=_backend())
     if torch.cuda.is_available():
         torch.cuda.set_device(_device())

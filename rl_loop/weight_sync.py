@@ -81,34 +81,64 @@ class SyncRecord:
 
 @dataclass
 class FileWeightSync:
-    """Trainer -> safetensors file on /dev/shm -> every generator. One file per run."""
+    """Trainer -> safetensors file on /dev/shm -> every generator.
+
+    Export and load are separate steps because the deterministic schedule
+    (`rl_loop.schedule`) needs them apart: the trainer exports version v as soon as it has
+    it (it will move on), and the generators load it only once they have finished every
+    step that older weights generate. One file per exported version, removed once loaded;
+    `sweep` removes this run's leftovers (a killed run) at start and `cleanup` at exit.
+    """
 
     trainer: WeightSource
     generators: list
     sync_dir: Path = field(default_factory=default_sync_dir)
     run_tag: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
     history: list[SyncRecord] = field(default_factory=list)
+    _exported: dict[int, tuple[float, int]] = field(default_factory=dict)
 
-    @property
-    def path(self) -> Path:
-        return Path(self.sync_dir) / f"rl_loop_weights_{self.run_tag}.safetensors"
+    def path_for(self, version: int) -> Path:
+        return Path(self.sync_dir) / f"rl_loop_weights_{self.run_tag}_v{version}.safetensors"
 
-    async def push(self, version: int) -> SyncRecord:
+    async def export(self, version: int) -> float:
         t0 = time.perf_counter()
-        info = await self.trainer.export_weights(str(self.path))
-        t1 = time.perf_counter()
+        info = await self.trainer.export_weights(str(self.path_for(version)))
+        dt = time.perf_counter() - t0
+        self._exported[version] = (dt, int(info.get("bytes", 0)))
+        return dt
+
+    def exported(self, version: int) -> bool:
+        return version in self._exported
+
+    async def load(self, version: int) -> SyncRecord:
+        export_s, nbytes = self._exported.pop(version)
+        path = self.path_for(version)
+        t0 = time.perf_counter()
         for g in self.generators:
-            await g.load_weights(str(self.path), version)
-        t2 = time.perf_counter()
-        rec = SyncRecord(version, t1 - t0, t2 - t1, t2 - t0, int(info.get("bytes", 0)))
+            await g.load_weights(str(path), version)
+        load_s = time.perf_counter() - t0
+        path.unlink(missing_ok=True)
+        rec = SyncRecord(version, export_s, load_s, export_s + load_s, nbytes)
         self.history.append(rec)
         return rec
 
+    async def push(self, version: int) -> SyncRecord:
+        await self.export(version)
+        return await self.load(version)
+
+    def sweep(self) -> int:
+        """Remove every weight file of this run tag; returns how many were removed."""
+        n = 0
+        for p in Path(self.sync_dir).glob(f"rl_loop_weights_{self.run_tag}_v*.safetensors"):
+            p.unlink(missing_ok=True)
+            n += 1
+        for p in Path(self.sync_dir).glob(f".rl_loop_weights_{self.run_tag}_v*.tmp"):
+            p.unlink(missing_ok=True)
+        return n
+
     def cleanup(self) -> None:
-        try:
-            self.path.unlink()
-        except FileNotFoundError:
-            pass
+        self._exported.clear()
+        self.sweep()
 
 
 class NcclBroadcastSync:  # pragma: no cover - GPU-only design hook

@@ -110,13 +110,30 @@ async def submit(args) -> int:
     if language is None:
         print(f"cannot tell the language of {path.name}; pass --language", file=sys.stderr)
         return 2
-    async with VerifierClient(args.url, token=args.token) as client:
+    import aiohttp
+
+    try:
+        code = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"verifier submit: cannot read {path}: {exc}", file=sys.stderr)
+        return 2
+    # A command line should answer in seconds: two quick retries, then one clear line.
+    async with VerifierClient(args.url, token=args.token, max_retries=2,
+                              retry_budget_s=5.0) as client:
         try:
-            r = await client.verify(args.problem, language, path.read_text(),
+            r = await client.verify(args.problem, language, code,
                                     stop_on_first_failure=args.stop_on_first_failure,
                                     reward=args.reward)
         except VerifierError as exc:
             print(f"error: {exc}", file=sys.stderr)
+            return 2
+        except (aiohttp.ClientConnectionError, ConnectionError, asyncio.TimeoutError) as exc:
+            print(f"verifier submit: cannot reach the verifier at {args.url} "
+                  f"({type(exc).__name__}: {exc}); is `verifier serve` running there?",
+                  file=sys.stderr)
+            return 3
+        except ValueError as exc:  # an invalid --url, or a request the schema refuses
+            print(f"verifier submit: {exc}".splitlines()[0], file=sys.stderr)
             return 2
     if args.json:
         print(r.model_dump_json(indent=1))

@@ -4,22 +4,31 @@ Both modes send the same pydantic request models and return the same response mo
 embedded mode calls ``VerifierService`` (the code behind the HTTP app) in this process, so the
 RL loop gets identical verdicts, admission control and errors without a socket.
 
-Retries: 429 and 503 are retried (honouring Retry-After, else exponential backoff with
-jitter), as are connection failures (verification has no side effects, so it is safe to
-resend). Other 4xx raise ``VerifierError`` at once: resending a bad request cannot help.
+Every call goes through the route table (verifier.routes): the HTTP transport takes the
+method and path from it, the embedded transport the service coroutine, so the client has a
+method for every /v1 endpoint (``verify``, ``verify_batch``, ``execute``, ``check``,
+``math_verify``, ``problems``, ``problem``) and no endpoint the server lacks.
+
+Retries: 429 and 503 (queue full, store unavailable, not ready) are retried, honouring
+Retry-After, else exponential backoff with jitter, as are connection failures (refused,
+reset, server disconnected: verification has no side effects, so it is safe to resend), up
+to ``max_retries`` attempts and ``retry_budget_s`` seconds in all. Other 4xx raise
+``VerifierError`` at once: resending a bad request cannot help.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+import time
 from typing import Any, Iterable
 
 from pydantic import BaseModel
 
-from verifier.models import (BatchVerifyRequest, BatchVerifyResponse, MathVerifyRequest,
-                             MathVerifyResponse, ProblemDetail, ProblemList, ProblemSummary,
-                             VerifyOptions, VerifyRequest, VerifyResponse)
+from verifier.models import (BatchVerifyRequest, CheckRequest, CheckResponse, ExecuteRequest,
+                             ExecuteResponse, MathVerifyRequest, MathVerifyResponse, ProblemDetail,
+                             ProblemSummary, VerifyOptions, VerifyRequest, VerifyResponse)
+from verifier.routes import BY_CLIENT, Route, path_of
 
 RETRY_STATUSES = (429, 503)
 
@@ -42,17 +51,22 @@ def _request(problem_id_or_req, language=None, code=None, **options) -> VerifyRe
 
 
 class _HttpTransport:
-    def __init__(self, base_url: str, token: str | None, timeout_s: float):
+    def __init__(self, base_url: str, token: str | None, timeout_s: float,
+                 client_id: str | None = None):
         import aiohttp
 
         self.base_url = base_url.rstrip("/")
         self.headers = {"Authorization": f"Bearer {token}"} if token else {}
+        if client_id:  # the identity fair admission shares slots by (after the token)
+            from verifier.clients import CLIENT_ID_HEADER, check_client_id
+            self.headers[CLIENT_ID_HEADER] = check_client_id(client_id)
         self.timeout = aiohttp.ClientTimeout(total=timeout_s)
         self.session = None
 
-    async def call(self, method: str, path: str, body: BaseModel | None) -> Any:
+    async def call(self, route: Route, body: BaseModel | None, params: dict[str, str]) -> Any:
         import aiohttp
 
+        method, path = route.method, path_of(route, params)
         if self.session is None:
             self.session = aiohttp.ClientSession(
                 timeout=self.timeout, headers=self.headers,
@@ -81,33 +95,32 @@ class _HttpTransport:
 class _EmbeddedTransport:
     """Routes the client's calls straight to a VerifierService in this process."""
 
-    def __init__(self, service):
+    def __init__(self, service, client_id: str = "embedded"):
+        from verifier.clients import check_client_id
+
         self.service = service
         self.started = False
+        self.identity = "id:" + check_client_id(client_id)  # as over HTTP with X-Client-Id
 
-    async def call(self, method: str, path: str, body: BaseModel | None) -> Any:
-        from verifier.errors import Overloaded, RequestError
+    async def call(self, route: Route, body: BaseModel | None, params: dict[str, str]) -> Any:
+        from verifier.clients import client_id_var
+        from verifier.errors import RequestError
 
         s = self.service
         if not self.started:
             await s.start()
             self.started = True
+        if route.service is None:
+            raise ValueError(f"embedded client: {route.method} {route.path} has no service call")
+        args = ([body] if route.request is not None else []) + [params[p] for p in route.path_params]
+        ident = client_id_var.set(self.identity)
         try:
-            if path == "/v1/verify":
-                return await s.verify(body)
-            if path == "/v1/verify/batch":
-                return await s.verify_batch(body)
-            if path == "/v1/math/verify":
-                return await s.math_verify(body)
-            if path == "/v1/problems":
-                return await s.list_problems()
-            if path.startswith("/v1/problems/"):
-                return await s.get_problem(path.rsplit("/", 1)[1])
-        except Overloaded as exc:
-            raise VerifierError(exc.status, exc.code, exc.message, exc.retry_after_s) from None
+            return await getattr(s, route.service)(*args)
         except RequestError as exc:
-            raise VerifierError(exc.status, exc.code, exc.message) from None
-        raise ValueError(f"embedded client: no route {method} {path}")
+            raise VerifierError(exc.status, exc.code, exc.message,
+                                getattr(exc, "retry_after_s", None)) from None
+        finally:
+            client_id_var.reset(ident)
 
     async def close(self) -> None:
         if self.started:
@@ -118,29 +131,34 @@ class _EmbeddedTransport:
 class VerifierClient:
     def __init__(self, base_url: str, token: str | None = None, *, max_retries: int = 8,
                  backoff_s: float = 0.25, max_backoff_s: float = 10.0, timeout_s: float = 600.0,
-                 batch_size: int = 64, _transport=None):
-        self._t = _transport or _HttpTransport(base_url, token, timeout_s)
+                 batch_size: int = 64, retry_budget_s: float = 120.0, client_id: str | None = None,
+                 _transport=None):
+        self._t = _transport or _HttpTransport(base_url, token, timeout_s, client_id)
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
+        self.retry_budget_s = retry_budget_s
         self.batch_size = batch_size
         self.retries = 0  # how many times a call was retried (for tests and logs)
 
     @classmethod
     def embedded(cls, store_uri: str | None = None, backend: str = "local", *,
-                 backend_options: dict | None = None, **config: Any) -> "VerifierClient":
-        """A client running the service's code in this process (no HTTP). Use ``async with``."""
+                 backend_options: dict | None = None, client_id: str = "embedded",
+                 **config: Any) -> "VerifierClient":
+        """A client running the service's code in this process (no HTTP). Use ``async with``.
+
+        ``client_id``: this caller's identity for fair admission (``id:<client_id>``)."""
         from verifier.config import VerifierConfig
         from verifier.wiring import build_service
 
         cfg = VerifierConfig(store_uri=store_uri, backend=backend,
                              backend_options=backend_options or {}, **config)
-        return cls("embedded://", _transport=_EmbeddedTransport(build_service(cfg)), **{})
+        return cls("embedded://", _transport=_EmbeddedTransport(build_service(cfg), client_id))
 
     @classmethod
-    def for_service(cls, service, **kw) -> "VerifierClient":
+    def for_service(cls, service, client_id: str = "embedded", **kw) -> "VerifierClient":
         """Embedded client over an already built service (tests, custom wiring)."""
-        return cls("embedded://", _transport=_EmbeddedTransport(service), **kw)
+        return cls("embedded://", _transport=_EmbeddedTransport(service, client_id), **kw)
 
     async def __aenter__(self) -> "VerifierClient":
         return self
@@ -151,26 +169,32 @@ class VerifierClient:
     async def close(self) -> None:
         await self._t.close()
 
-    async def _call(self, method: str, path: str, body: BaseModel | None, model: type[BaseModel]):
+    async def _call(self, client_method: str, body: BaseModel | None = None, **params: str):
+        """Call the route whose client method is ``client_method``, retrying what may succeed."""
+        import aiohttp
+
+        route = BY_CLIENT[client_method]
+        deadline = time.monotonic() + self.retry_budget_s
         attempt = 0
         while True:
             try:
-                out = await self._t.call(method, path, body)
-                return out if isinstance(out, model) else model.model_validate_json(out)
+                out = await self._t.call(route, body, params)
+                return out if isinstance(out, route.response) else route.response.model_validate_json(out)
             except VerifierError as exc:
                 if exc.status not in RETRY_STATUSES or attempt >= self.max_retries:
                     raise
                 delay = exc.retry_after_s if exc.retry_after_s is not None else self._backoff(attempt)
-            except (OSError, asyncio.TimeoutError) as exc:
-                import aiohttp
-
-                if not isinstance(exc, (aiohttp.ClientConnectionError, ConnectionError)) \
-                        or attempt >= self.max_retries:
+                failure: Exception = exc
+            except (aiohttp.ClientConnectionError, ConnectionError) as exc:
+                if attempt >= self.max_retries:
                     raise
-                delay = self._backoff(attempt)
+                delay, failure = self._backoff(attempt), exc
+            delay = min(delay, self.max_backoff_s) * random.uniform(0.8, 1.2)
+            if time.monotonic() + delay > deadline:
+                raise failure  # the retry budget is spent: report the last failure
             attempt += 1
             self.retries += 1
-            await asyncio.sleep(min(delay, self.max_backoff_s) * random.uniform(0.8, 1.2))
+            await asyncio.sleep(delay)
 
     def _backoff(self, attempt: int) -> float:
         return min(self.max_backoff_s, self.backoff_s * (2 ** attempt))
@@ -178,25 +202,34 @@ class VerifierClient:
     # -- API --------------------------------------------------------------------------
     async def verify(self, problem_id: str | VerifyRequest | dict, language: str | None = None,
                      code: str | None = None, **options: Any) -> VerifyResponse:
-        return await self._call("POST", "/v1/verify", _request(problem_id, language, code, **options),
-                                VerifyResponse)
+        return await self._call("verify", _request(problem_id, language, code, **options))
 
     async def verify_batch(self, submissions: Iterable[VerifyRequest | dict]) -> list[VerifyResponse]:
         """Judge many submissions; sent in chunks of ``batch_size``, chunks in parallel."""
         reqs = [_request(s) for s in submissions]
         chunks = [reqs[i:i + self.batch_size] for i in range(0, len(reqs), self.batch_size)]
         outs = await asyncio.gather(*(
-            self._call("POST", "/v1/verify/batch", BatchVerifyRequest(submissions=c),
-                       BatchVerifyResponse) for c in chunks))
+            self._call("verify_batch", BatchVerifyRequest(submissions=c)) for c in chunks))
         return [r for out in outs for r in out.results]
 
+    async def execute(self, request: ExecuteRequest | dict) -> ExecuteResponse:
+        """Phase one of the two-phase API: run code on inputs by link (outputs stay transient)."""
+        if isinstance(request, dict):
+            request = ExecuteRequest.model_validate(request)
+        return await self._call("execute", request)
+
+    async def check(self, request: CheckRequest | dict) -> CheckResponse:
+        """Phase two: check outputs (transient keys or links) with a built-in or custom checker."""
+        if isinstance(request, dict):
+            request = CheckRequest.model_validate(request)
+        return await self._call("check", request)
+
     async def math_verify(self, gold: str, prediction: str, extract: bool = True) -> MathVerifyResponse:
-        return await self._call("POST", "/v1/math/verify",
-                                MathVerifyRequest(gold=gold, prediction=prediction, extract=extract),
-                                MathVerifyResponse)
+        return await self._call("math_verify",
+                                MathVerifyRequest(gold=gold, prediction=prediction, extract=extract))
 
     async def problems(self) -> list[ProblemSummary]:
-        return (await self._call("GET", "/v1/problems", None, ProblemList)).problems
+        return (await self._call("problems")).problems
 
     async def problem(self, problem_id: str) -> ProblemDetail:
-        return await self._call("GET", f"/v1/problems/{problem_id}", None, ProblemDetail)
+        return await self._call("problem", problem_id=problem_id)

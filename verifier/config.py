@@ -15,7 +15,24 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from verifier.work_classes import WorkConfig
+
 ENV_PREFIX = "VERIFIER_"
+_JSON_FIELDS = ("backend_options", "work_classes", "trusted_tokens")  # given as JSON in the environment
+
+
+def _machine_memory_mb() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1024 * 1024)
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-Linux
+        return 8192
+
+
+# Ceiling defaults sized to this machine: one run may use an eighth of its memory (at most
+# 4 GiB), and one request's outputs, all of which the service holds while storing them, a
+# 64th (at most 1 GiB), so 16 requests in flight hold at most a quarter of the host's memory.
+_RUN_MEMORY_MB = max(256, min(4096, _machine_memory_mb() // 8))
+_REQUEST_OUTPUT_BYTES = max(64, min(1024, _machine_memory_mb() // 64)) * 1024 * 1024
 
 
 class VerifierConfig(BaseModel):
@@ -53,6 +70,32 @@ class VerifierConfig(BaseModel):
         None, description="If set, every /v1 request needs 'Authorization: Bearer <token>'.")
     shutdown_grace_s: float = Field(
         30.0, ge=0, description="On SIGTERM, how long in-flight requests may take to finish.")
+    # -- ceilings on what a caller may ask for (/v1/execute, /v1/check); beyond: 422 --------
+    max_time_limit_s: float = Field(
+        10.0, gt=0, le=60, description="Largest limits.time_limit_s a caller may ask for.")
+    max_memory_mb: int = Field(
+        _RUN_MEMORY_MB, ge=16, description="Largest limits.memory_mb a caller may ask for "
+        "(default: 1/8 of this machine's memory, at most 4096).")
+    max_output_kb: int = Field(
+        64 * 1024, ge=1, description="Largest limits.output_limit_kb (stdout cap per run).")
+    max_inputs: int = Field(
+        1000, ge=1, description="Most inputs in one /v1/execute and items in one /v1/check.")
+    max_request_output_bytes: int = Field(
+        _REQUEST_OUTPUT_BYTES, ge=1024, description="Most output one request may produce or "
+        "read: inputs x limits.output_limit_kb for /v1/execute, the outputs and answers read "
+        "by /v1/check (default: 1/64 of this machine's memory, 64 MiB to 1 GiB).")
+    transient_gc_interval_s: float = Field(
+        300.0, ge=0, description="How often expired transient outputs are deleted (0: never).")
+    # -- hidden tests (verifier.redact) ---------------------------------------------------
+    feedback: Literal["samples", "all"] = Field(
+        "samples", description="Full verdict messages for sample tests only (hidden tests get "
+        "a verdict-level summary), or for every test of every problem.")
+    trusted_tokens: list[str] = Field(
+        default_factory=list, description="Bearer tokens (accepted besides auth_token) whose "
+        "requests get full messages on every test.")
+    work_classes: WorkConfig = Field(
+        default_factory=WorkConfig, description="Fair admission (per-client lines, weights, "
+        "per-client cap) and the bounds of the math, store and request work classes.")
     self_test: bool = Field(True, description="Run a tiny program through the backend at start.")
     log_level: str = Field("INFO", description="Python logging level name.")
 
@@ -71,7 +114,7 @@ class VerifierConfig(BaseModel):
             raw = env.get(ENV_PREFIX + name.upper())
             if raw is None:
                 continue
-            if name == "backend_options":
+            if name in _JSON_FIELDS:
                 data[name] = json.loads(raw)
             else:
                 data[name] = raw

@@ -58,3 +58,20 @@ class Unauthorized(RequestError):
 
 class NotReady(RequestError):
     status, code = 503, "not_ready"
+    retry_after_s = 5
+
+
+class StoreUnavailable(RequestError):
+    """The problem store did not answer (outage, permissions, network): retry later."""
+
+    status, code = 503, "store_unavailable"
+
+    def __init__(self, message: str, retry_after_s: int = 5):
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+class UnknownObject(RequestError):
+    """A blob link or transient key the request names is not in the store."""
+
+    status, code = 404, "not_found"

@@ -7,7 +7,7 @@ import json
 from aiohttp import web
 from pydantic import ValidationError
 
-from verifier.errors import MalformedJSON, InvalidRequest, Overloaded, RequestError
+from verifier.errors import MalformedJSON, InvalidRequest, RequestError
 
 
 def error_response(status: int, code: str, message: str, request_id: str | None = None,
@@ -20,7 +20,8 @@ def error_response(status: int, code: str, message: str, request_id: str | None 
 
 
 def from_request_error(exc: RequestError, request_id: str | None) -> web.Response:
-    headers = {"Retry-After": str(exc.retry_after_s)} if isinstance(exc, Overloaded) else None
+    retry = getattr(exc, "retry_after_s", None)  # 429 and every 503: when to try again
+    headers = {"Retry-After": str(max(1, round(retry)))} if retry is not None else None
     return error_response(exc.status, exc.code, exc.message, request_id, exc.details, headers)
 
 

@@ -9,13 +9,27 @@ from __future__ import annotations
 from enum import Enum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from problem_store.manifest import PROBLEM_ID_RE, BuiltinChecker, Limits
 
 
 class _Req(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: a boolean is true/false (not 0/1 or "yes"), a number is a JSON number (not "2"),
+    # so a client's type mistake is a 422 naming the field instead of a silent guess.
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class RequestLimits(Limits):
+    """``Limits`` as a caller sends them to /v1/execute (strict types; ceilings in config)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class RequestBuiltinChecker(BuiltinChecker):
+    """``BuiltinChecker`` as a caller sends it to /v1/check (strict types)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class Verdict(str, Enum):
@@ -116,8 +130,15 @@ class ExecuteRequest(_Req):
     language: str = Field(min_length=1, max_length=32)
     code: str
     inputs: list[InputRef] = Field(min_length=1, max_length=1000)
-    limits: Limits = Limits()
+    limits: RequestLimits = RequestLimits()
     stop_on_first_failure: bool = False
+
+    @field_validator("limits", mode="before")
+    @classmethod
+    def _from_manifest_limits(cls, v):
+        # Python callers may pass the manifest's Limits: same fields, so take them as given.
+        return v.model_dump(exclude_unset=True) if isinstance(v, Limits) and not isinstance(
+            v, RequestLimits) else v
 
 
 class ExecuteRun(BaseModel):
@@ -151,7 +172,13 @@ class CheckItem(_Req):
 
 
 class CheckRequest(_Req):
-    checker: BuiltinChecker | CustomCheckerRef = Field(discriminator="type")
+    checker: RequestBuiltinChecker | CustomCheckerRef = Field(discriminator="type")
+
+    @field_validator("checker", mode="before")
+    @classmethod
+    def _from_manifest_checker(cls, v):
+        return v.model_dump() if isinstance(v, BuiltinChecker) and not isinstance(
+            v, RequestBuiltinChecker) else v
     items: list[CheckItem] = Field(min_length=1, max_length=1000)
 
 
@@ -177,6 +204,8 @@ class ProblemSummary(BaseModel):
 
 class ProblemList(BaseModel):
     problems: list[ProblemSummary]
+    broken: list[str] = Field(default_factory=list,
+                              description="Ids whose stored manifests are unreadable (left out of `problems`).")
 
 
 class ProblemDetail(ProblemSummary):

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import sys
 import time
 
-from problem_store.blobs.base import BlobStore, StoreError
-from problem_store.manifest import FunctionProblem, LINK_RE, MathProblem, StdioProblem
+from problem_store.blobs.base import BlobStore
+from problem_store.manifest import PROBLEM_ID_RE, FunctionProblem, MathProblem, StdioProblem
 from sandboxes.backends.base import SandboxBackend
 from sandboxes.types import Blob, RunSpec, Status
-from verifier.admission import Admission
+from verifier.ceilings import check_check, execute_limits, is_link, unique
 from verifier.checkers.builtin import check_builtin
 from verifier.checkers.custom import CheckJob
 from verifier.config import VerifierConfig
@@ -32,11 +33,15 @@ from verifier.judging.function import FunctionJudge
 from verifier.judging.judge import Judge
 from verifier.judging.math import judge_math
 from verifier.judging.stdio import StdioJudge, run_custom_checker, run_limits
+from verifier.judging.verdicts import fill_points
 from verifier.metrics import Metrics
+from verifier.redact import redact_check, redact_verify
+from verifier.store_access import require_links, store_call
 from verifier.models import (BatchVerifyRequest, BatchVerifyResponse, CheckRequest, CheckResponse,
                              CheckResult, CompileInfo, ExecuteRequest, ExecuteResponse, ExecuteRun,
                              MathVerifyRequest, MathVerifyResponse, ProblemDetail, ProblemList,
-                             ProblemSummary, Verdict, VerifyRequest, VerifyResponse)
+                             ProblemSummary, TestVerdict, Verdict, VerifyRequest, VerifyResponse)
+from verifier.work_classes import MetricsBlock, WorkClasses
 
 log = logging.getLogger("verifier.service")
 
@@ -48,6 +53,10 @@ def submission_languages() -> list[str]:
         return sorted(n for n in LANGUAGES if n != "binary")
     except ImportError:  # pragma: no cover - the sandboxes package always ships it
         return ["c", "cpp", "python"]
+
+
+def _work_class(problem) -> str:
+    return "math" if isinstance(problem, MathProblem) else "code"
 
 
 class VerifierService:
@@ -62,27 +71,55 @@ class VerifierService:
         self.problems = problems or ProblemStore(blobs, cache_size=max(1, config.manifest_cache_entries))
         self.transient = transient or TransientStore(blobs, ttl_s=config.transient_ttl_s)
         self.languages = submission_languages()
-        self.admission = Admission(config.max_inflight, config.queue_size, config.retry_after_s)
+        # Work classes: fair admission for code and math, own bounded threads for math, store
+        # and in-process checks (verifier/work_classes.py); ``admission`` is the code class.
+        self.work = WorkClasses(config.work_classes, max_inflight=config.max_inflight,
+                                queue_size=config.queue_size, retry_after_s=config.retry_after_s)
+        self.admission = self.work.code
         self.metrics = Metrics(self.admission)
+        self.metrics.extra_gauges.append(MetricsBlock(self.work))
         self.compile_cache = CompileCache(config.compile_cache_entries)
-        self.blob_cache = BlobCache(blobs)
+        self.blob_cache = BlobCache(blobs, run=self.work.store.run)
         self.executor = Executor(backend, self.compile_cache, self.metrics)
-        self.judge = Judge(StdioJudge(self.executor, self.blob_cache, self.transient),
-                           FunctionJudge(self.executor), config.math_timeout_s)
+        self.judge = Judge(StdioJudge(self.executor, self.blob_cache, self.transient,
+                                      store_run=self.work.store.run,
+                                      check_run=self.work.request.run),
+                           FunctionJudge(self.executor), config.math_timeout_s,
+                           math_run=self.work.math.run)
         self.started = False
         self.self_test_ok: bool | None = None
         self.self_test_message = ""
+        self._gc_task: asyncio.Task | None = None
 
     # -- life cycle -----------------------------------------------------------------
     async def start(self) -> None:
+        self.work.start_math_pool()
         await self.backend.start()
         self.started = True
+        if self.config.transient_gc_interval_s > 0 and self._gc_task is None:
+            self._gc_task = asyncio.create_task(self._collect_transient())
         if self.config.self_test:
             await self.run_self_test()
 
+    async def _collect_transient(self) -> None:
+        """Delete expired /v1/execute outputs now and every transient_gc_interval_s."""
+        while True:
+            try:
+                removed = await self.work.store.run(self.transient.gc)
+                if removed:
+                    log.info("transient outputs collected", extra={"fields": {"removed": removed}})
+            except Exception as exc:  # noqa: BLE001 - a store hiccup must not end the loop
+                log.warning("transient collection failed: %r", exc)
+            await asyncio.sleep(self.config.transient_gc_interval_s)
+
     async def close(self) -> None:
         self.started = False
+        if self._gc_task is not None:
+            self._gc_task.cancel()
+            await asyncio.gather(self._gc_task, return_exceptions=True)
+            self._gc_task = None
         await self.backend.close()
+        self.work.shutdown()
         math = sys.modules.get("verifier.math")
         if math is not None:  # its sympy worker processes must not outlive the service
             await asyncio.to_thread(math.shutdown)
@@ -105,14 +142,20 @@ class VerifierService:
         detail: dict = {"backend": getattr(self.backend, "name", "?"), "backend_started": self.started,
                         "self_test": self.self_test_message or "not run"}
         try:
-            await asyncio.wait_for(asyncio.to_thread(
+            if self.work.store.saturated:  # do not queue a probe behind stuck calls
+                raise RuntimeError("store work class saturated")
+            await asyncio.wait_for(self.work.store.run(
                 lambda: next(iter(self.blobs.list_objects("problems/")), None)), timeout=5.0)
             detail["store"] = "ok"
             store_ok = True
         except Exception as exc:  # noqa: BLE001 - readiness reports, never raises
             detail["store"] = f"unreachable: {exc!r}"[:300]
             store_ok = False
-        ok = store_ok and self.started and self.self_test_ok is not False
+        detail["work_classes"] = self.work.report()
+        saturated = self.work.blocking()
+        if saturated:
+            detail["saturated"] = saturated
+        ok = store_ok and not saturated and self.started and self.self_test_ok is not False
         return ok, detail
 
     # -- verification ---------------------------------------------------------------
@@ -125,10 +168,9 @@ class VerifierService:
                 f"request took longer than its deadline of {self.config.request_deadline_s:g}s") from None
 
     async def _load(self, problem_id: str):
-        try:
-            return await asyncio.to_thread(self.problems.get, problem_id)
-        except KeyError:
-            raise UnknownProblem(f"unknown problem: {problem_id!r}") from None
+        return await store_call(self.problems.get, problem_id, what="problem_id",
+                                not_found=UnknownProblem(f"unknown problem: {problem_id!r}"),
+                                client_value=False, run=self.work.store.run)
 
     def _check_code(self, code: str, where: str = "code") -> None:
         try:
@@ -161,6 +203,7 @@ class VerifierService:
                                          f"for problem {problem.id!r}")
                 if not wanted:
                     raise InvalidRequest(f"{where}options.tests: empty list (omit it for all tests)")
+                unique(wanted, f"{where}options.tests")
                 keep = set(wanted)
                 tests = [t for t in tests if t.name in keep]
         elif req.options.tests:
@@ -174,13 +217,14 @@ class VerifierService:
         self.metrics.verdicts.labels_inc(resp.verdict.value, problem.kind)
         for t in resp.tests:
             self.metrics.test_verdicts.labels_inc(t.verdict.value)
-        return resp
+        return redact_verify(resp, problem, self.config.feedback, req.code)
 
     async def verify(self, req: VerifyRequest) -> VerifyResponse:
         problem, tests = await self._prepare(req)
-        with self._reserve(1) as ticket:
+        work_class = _work_class(problem)
+        with self._reserve({work_class: 1}) as ticket:
             async def run():
-                async with ticket.slot():
+                async with ticket.slot(work_class):
                     return await self._judge_one(problem, tests, req)
             return await self._deadline(run())
 
@@ -190,9 +234,10 @@ class VerifierService:
             raise TooLarge(f"submissions: {n} in one batch, over the limit of "
                            f"{self.config.max_batch_submissions}")
         prepared = [await self._prepare(s, f"submissions[{i}].") for i, s in enumerate(req.submissions)]
-        with self._reserve(n) as ticket:
+        classes = [_work_class(p) for p, _ in prepared]
+        with self._reserve({c: classes.count(c) for c in set(classes)}) as ticket:
             async def one(i: int) -> VerifyResponse:
-                async with ticket.slot():
+                async with ticket.slot(classes[i]):
                     problem, tests = prepared[i]
                     return await self._judge_one(problem, tests, req.submissions[i])
 
@@ -201,9 +246,9 @@ class VerifierService:
             results = await self._deadline(run())
         return BatchVerifyResponse(results=list(results))
 
-    def _reserve(self, units: int):
+    def _reserve(self, units: dict[str, int]):
         try:
-            return self.admission.reserve(units)
+            return self.work.reserve(units)
         except RequestError:
             self.metrics.rejected.inc()
             raise
@@ -214,15 +259,13 @@ class VerifierService:
         if req.language not in self.languages:
             raise UnsupportedLanguage(f"language: unsupported language {req.language!r}; "
                                       f"supported: {', '.join(self.languages)}")
-        for i, ref in enumerate(req.inputs):
-            if not LINK_RE.match(ref.input):
-                raise InvalidRequest(f"inputs[{i}].input: not a blob link: {ref.input!r}")
+        effective = execute_limits(req, self.config)
         names = [r.name for r in req.inputs]
-        if len(set(names)) != len(names):
-            raise InvalidRequest("inputs: names must be unique")
-        limits = run_limits(req.limits)
+        await require_links(self.blobs, {f"inputs[{i}].input": r.input
+                                         for i, r in enumerate(req.inputs)}, run=self.work.store.run)
+        limits = run_limits(effective)
         specs = [RunSpec(id=r.name, stdin=Blob(link=r.input), limits=limits) for r in req.inputs]
-        with self._reserve(1) as ticket:
+        with self._reserve({"code": 1}) as ticket:
             async def run():
                 async with ticket.slot():
                     return await self.executor.run(req.language, req.code, specs,
@@ -237,75 +280,91 @@ class VerifierService:
             key = None
             if r.status == Status.OK and not r.skipped:
                 data = r.stdout or b""
-                key = await asyncio.to_thread(self.transient.put, data)
+                key = await store_call(self.transient.put, data, what="transient output",
+                                       run=self.work.store.run)
             runs.append(ExecuteRun(
                 name=r.id, status="SKIPPED" if r.skipped else r.status.value, output=key,
                 output_bytes=r.output_bytes, exit_code=r.exit_code, time_s=round(r.cpu_time_s, 4),
                 wall_time_s=round(r.wall_time_s, 4), memory_kb=r.memory_kb, message=r.message))
         return ExecuteResponse(compile=out.compile, runs=runs)
 
-    async def _fetch_ref(self, ref: str, where: str) -> bytes:
-        try:
-            if ref.startswith("transient://"):
-                return await asyncio.to_thread(self.transient.get, ref)
-            if LINK_RE.match(ref):
-                return await self.blob_cache.get(ref)
-        except ValueError as exc:
-            raise InvalidRequest(f"{where}: {exc}") from None
-        except KeyError:
-            raise UnknownProblem(f"{where}: {ref!r} not found (or expired)") from None
-        raise InvalidRequest(f"{where}: expected a blob:// link or transient:// key, got {ref!r}")
+    async def _fetch_ref(self, ref: str, where: str, budget: list[int]) -> bytes:
+        """Read an output/answer by key or link; ``budget`` = bytes this request may still read."""
+        if ref.startswith("transient://"):
+            data = await store_call(self.transient.get, ref, what=f"{where} ({ref!r})",
+                                    run=self.work.store.run)
+        elif is_link(ref):
+            data = await store_call(lambda: self.blob_cache.get(ref), what=f"{where} ({ref!r})",
+                                    awaitable=True)
+        else:
+            raise InvalidRequest(f"{where}: expected a blob:// link or transient:// key, got {ref!r}")
+        budget[0] -= len(data)
+        if budget[0] < 0:
+            raise InvalidRequest(f"{where}: the outputs and answers of this request exceed this "
+                                 f"service's ceiling of {self.config.max_request_output_bytes} "
+                                 "bytes (max_request_output_bytes); split the items")
+        return data
 
     async def check(self, req: CheckRequest) -> CheckResponse:
-        outputs = [await self._fetch_ref(it.output, f"items[{i}].output")
-                   for i, it in enumerate(req.items)]
+        check_check(req, self.config)
+        builtin = req.checker.type == "builtin"
         for i, it in enumerate(req.items):
-            for field in ("input", "answer"):
-                ref = getattr(it, field)
-                if ref is not None and not LINK_RE.match(ref):
-                    raise InvalidRequest(f"items[{i}].{field}: not a blob link: {ref!r}")
-        if req.checker.type == "builtin":
+            if builtin and it.answer is None:
+                raise InvalidRequest(f"items[{i}].answer: built-in checkers need an answer")
+        links = {f"items[{i}].{f}": getattr(it, f) for i, it in enumerate(req.items)
+                 for f in ("input", "answer") if getattr(it, f) is not None}
+        if not builtin:
+            links["checker.binary"] = req.checker.binary
+        await require_links(self.blobs, links, run=self.work.store.run)
+        budget = [self.config.max_request_output_bytes]
+        outputs = [await self._fetch_ref(it.output, f"items[{i}].output", budget)
+                   for i, it in enumerate(req.items)]
+        if builtin:
             results = []
             for i, (it, out) in enumerate(zip(req.items, outputs)):
-                if it.answer is None:
-                    raise InvalidRequest(f"items[{i}].answer: built-in checkers need an answer")
-                answer = await self._fetch_ref(it.answer, f"items[{i}].answer")
+                answer = await self._fetch_ref(it.answer, f"items[{i}].answer", budget)
                 oc = check_builtin(req.checker, out, answer)
                 results.append(CheckResult(name=it.name, verdict=Verdict(oc.verdict), message=oc.message))
-            return CheckResponse(results=results)
-        if not LINK_RE.match(req.checker.binary):
-            raise InvalidRequest(f"checker.binary: not a blob link: {req.checker.binary!r}")
+            return CheckResponse(results=redact_check(results, self.config.feedback))
         jobs = [CheckJob(it.name, Blob(link=it.input), Blob(data=out),
                          Blob(link=it.answer) if it.answer else None)
                 for it, out in zip(req.items, outputs)]
-        with self._reserve(1) as ticket:
+        with self._reserve({"code": 1}) as ticket:
             async def run():
                 async with ticket.slot():
                     return await run_custom_checker(self.backend, req.checker.binary, jobs)
             outcomes = await self._deadline(run())
-        return CheckResponse(results=[CheckResult(name=j.name, verdict=Verdict(o.verdict),
-                                                  message=o.message, points=o.points)
-                                      for j, o in zip(jobs, outcomes)])
+        results = []
+        for j, o in zip(jobs, outcomes):
+            # An item carries no worth: points are judged as for a test worth 1 (fill_points).
+            tv = TestVerdict(name=j.name, verdict=Verdict(o.verdict), message=o.message)
+            fill_points(tv, None, o.points)
+            results.append(CheckResult(name=j.name, verdict=tv.verdict, message=tv.message,
+                                       points=o.points))
+        return CheckResponse(results=redact_check(results, self.config.feedback))
 
     async def math_verify(self, req: MathVerifyRequest) -> MathVerifyResponse:
-        with self._reserve(1) as ticket:
+        with self._reserve({"math": 1}) as ticket:
             async def run():
-                async with ticket.slot():
+                async with ticket.slot("math"):
                     return await judge_math(req.gold, req.prediction, self.config.math_timeout_s,
-                                            req.extract)
+                                            req.extract, run=self.work.math.run)
             return await self._deadline(run())
 
     # -- problems -------------------------------------------------------------------
     async def list_problems(self) -> ProblemList:
-        try:
-            items = await asyncio.to_thread(self.problems.list)
-        except StoreError as exc:
-            raise RuntimeError(f"problem store failed: {exc}") from exc
+        found = await store_call(self.problems.listing, what="problem listing", client_value=False,
+                                 run=self.work.store.run)
+        for b in found.broken:  # one damaged manifest must not hide the others
+            log.warning("problem listing skips %s: %s", b.problem_id, b)
         return ProblemList(problems=[ProblemSummary(id=p.id, kind=p.kind, title=p.title,
                                                     difficulty=p.difficulty, split=p.split,
-                                                    tags=list(p.tags)) for p in items])
+                                                    tags=list(p.tags)) for p in found.problems],
+                           broken=found.broken_ids)
 
     async def get_problem(self, problem_id: str) -> ProblemDetail:
+        if not re.fullmatch(PROBLEM_ID_RE, problem_id):
+            raise UnknownProblem(f"unknown problem: {problem_id!r} (not a valid problem id)")
         p = await self._load(problem_id)
         d = ProblemDetail(id=p.id, kind=p.kind, title=p.title, difficulty=p.difficulty,
                           split=p.split, tags=list(p.tags), statement=p.statement)

@@ -10,6 +10,9 @@ then appears atomically: blobs by ``os.link`` (fails if the blob already exists,
 exactly one of several concurrent writers reports ``newly_written``), named objects by
 ``os.replace`` (last writer wins, readers see whole old or whole new bytes). Readers
 never see a partly written file, whatever the number of writing processes.
+
+``put`` of a blob that is already there re-hashes the stored copy and, if it is damaged
+(or of the wrong size), replaces it atomically: re-uploading a problem repairs it.
 """
 
 from __future__ import annotations
@@ -91,11 +94,16 @@ class FileBlobStore(BlobStore):
         link = LINK_PREFIX + hexd
         path = self._blob_path(link)
         try:
-            if path.stat().st_size == len(data):
-                return link, False
-            path.unlink(missing_ok=True)  # wrong size: a damaged copy; replace it
+            size = path.stat().st_size
         except FileNotFoundError:
-            pass
+            size = None
+        if size is not None:
+            # Re-hash what is there: a damaged copy of the same size would otherwise stay
+            # damaged forever, since content addressing says "already stored".
+            if size == len(data) and self._holds(path, hexd):
+                return link, False
+            self._replace(path, data)  # repair: the damaged copy gives way atomically
+            return link, True
         tmp = self._write_temp(path.parent, data)
         try:
             os.link(tmp, path)  # atomic, and fails if another writer got there first
@@ -107,6 +115,23 @@ class FileBlobStore(BlobStore):
         if newly and self.fsync:
             _fsync_dir(path.parent)
         return link, newly
+
+    @staticmethod
+    def _holds(path: Path, hexd: str) -> bool:
+        try:
+            return digest_of(path.read_bytes()) == hexd
+        except FileNotFoundError:
+            return False
+
+    def _replace(self, path: Path, data: bytes) -> None:
+        tmp = self._write_temp(path.parent, data)
+        try:
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        if self.fsync:
+            _fsync_dir(path.parent)
 
     def get(self, link: str) -> bytes:
         path = self._blob_path(link)
@@ -171,15 +196,7 @@ class FileBlobStore(BlobStore):
         return self._objects / key
 
     def put_object(self, key: str, data: bytes) -> None:
-        path = self._object_path(key)
-        tmp = self._write_temp(path.parent, data)
-        try:
-            os.replace(tmp, path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        if self.fsync:
-            _fsync_dir(path.parent)
+        self._replace(self._object_path(key), data)
 
     def get_object(self, key: str) -> bytes | None:
         try:

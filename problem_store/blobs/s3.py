@@ -8,7 +8,8 @@ Layout::
 A single PUT is atomic in S3, so named objects need no temporary copy. ``put`` asks
 HEAD first and skips the upload when the blob is there (content addressing makes that
 safe); two writers racing on a new blob may both report ``newly_written``, which only
-affects the dedup statistics, never the stored bytes.
+affects the dedup statistics, never the stored bytes. A blob already there is kept only
+if it hashes right (see ``_keep_or_repair``), so re-uploading repairs a damaged copy.
 
 The endpoint is chosen, first match wins: the ``endpoint_url`` argument, the
 ``OUBLIETTE_S3_ENDPOINT`` variable, then ``AWS_ENDPOINT_URL``. Ours comes before AWS's
@@ -17,6 +18,7 @@ because moto's Lambda runtime overwrites ``AWS_ENDPOINT_URL`` inside the functio
 
 from __future__ import annotations
 
+import base64
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -55,6 +57,16 @@ def make_client(endpoint_url: str | None = None, region: str | None = None, max_
 
 def _code(exc: Exception) -> str:
     return str(getattr(exc, "response", {}).get("Error", {}).get("Code", ""))
+
+
+def _b64_sha256(hexd: str) -> str:
+    return base64.b64encode(bytes.fromhex(hexd)).decode()
+
+
+def _sha256_args(hexd: str) -> dict:
+    """Have S3 verify the upload against the digest we already know, and keep it (both
+    arguments: with the value alone some S3 implementations, moto among them, keep none)."""
+    return {"ChecksumAlgorithm": "SHA256", "ChecksumSHA256": _b64_sha256(hexd)}
 
 
 def _is_missing(exc: Exception) -> bool:
@@ -113,9 +125,10 @@ class S3BlobStore(BlobStore):
     def _where(self, s3_key: str) -> str:
         return f"s3://{self.bucket}/{s3_key}"
 
-    def _head(self, s3_key: str) -> dict | None:
+    def _head(self, s3_key: str, checksum: bool = False) -> dict | None:
+        extra = {"ChecksumMode": "ENABLED"} if checksum else {}
         try:
-            return self.client.head_object(Bucket=self.bucket, Key=s3_key)
+            return self.client.head_object(Bucket=self.bucket, Key=s3_key, **extra)
         except self._client_error as e:
             if _is_missing(e):
                 return None
@@ -136,25 +149,49 @@ class S3BlobStore(BlobStore):
 
     # -- blobs -----------------------------------------------------------------------
     def put(self, data: bytes) -> tuple[str, bool]:
-        link = LINK_PREFIX + digest_of(data)
+        hexd = digest_of(data)
+        link = LINK_PREFIX + hexd
         key = self.blob_key(link)
         if len(data) > HEAD_FIRST_BYTES:  # large: ask first rather than send the bytes twice
-            head = self._head(key)
-            if head is not None and head.get("ContentLength") == len(data):
-                return link, False
+            head = self._head(key, checksum=True)
+            if head is not None:
+                return link, self._keep_or_repair(key, data, hexd, head)
         # A conditional PUT (If-None-Match: *) writes only if absent: one request for small
         # blobs, and exactly one of several racing writers reports newly_written.
         try:
-            self.client.put_object(Bucket=self.bucket, Key=key, Body=data, IfNoneMatch="*")
+            self.client.put_object(Bucket=self.bucket, Key=key, Body=data, IfNoneMatch="*",
+                                   **_sha256_args(hexd))
             return link, True
         except self._client_error as e:
             code = _code(e)
-            if code == "PreconditionFailed" and self._head(key) is not None:
-                return link, False
+            if code == "PreconditionFailed":
+                head = self._head(key, checksum=True)
+                if head is not None:
+                    return link, self._keep_or_repair(key, data, hexd, head)
+                self._overwrite(key, data, hexd)  # deleted in between: write it
+                return link, True
             if code == "ConditionalRequestConflict":  # another writer's PUT in flight (real S3)
-                self.client.put_object(Bucket=self.bucket, Key=key, Body=data)
+                self._overwrite(key, data, hexd)
                 return link, False
             raise
+
+    def _keep_or_repair(self, key: str, data: bytes, hexd: str, head: dict) -> bool:
+        """The stored copy stays if it hashes right, else is overwritten; True if written.
+
+        Our writes send ChecksumSHA256, which S3 checks on receipt and keeps: when HEAD
+        returns the expected one the stored bytes are ours and no download is needed. An
+        object written otherwise (no or another checksum) is fetched and re-hashed.
+        """
+        if head.get("ChecksumSHA256") == _b64_sha256(hexd):
+            return False
+        stored = self._get(key)
+        if stored is not None and digest_of(stored) == hexd:
+            return False
+        self._overwrite(key, data, hexd)
+        return True
+
+    def _overwrite(self, key: str, data: bytes, hexd: str) -> None:
+        self.client.put_object(Bucket=self.bucket, Key=key, Body=data, **_sha256_args(hexd))
 
     def get(self, link: str) -> bytes:
         key = self.blob_key(link)

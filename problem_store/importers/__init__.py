@@ -2,8 +2,9 @@
 
 ``iter_drafts(path, fmt)`` is the one entry point. With ``fmt="auto"`` the format comes
 from the path: a directory with problem.yaml (own format) or problem.xml (Polygon), a
-directory of such directories or of .jsonl files (each detected on its own), or a
-.jsonl file whose first record's keys tell CodeContests, TACO, HumanEval, MBPP or math.
+directory of such directories or of record files (each detected on its own), or a
+record file (.jsonl, .json array, either optionally .gz; see ``jsonl``) whose first
+record's keys tell CodeContests, TACO, HumanEval, MBPP or math.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 from problem_store.importers.base import CheckerSpec, Draft, DraftOrFailure, ImportFailure, sanitize_id
 from problem_store.importers.code_jsonl import import_codecontests, import_taco
 from problem_store.importers.function_jsonl import import_humaneval, import_mbpp
-from problem_store.importers.jsonl import detect_jsonl
+from problem_store.importers.jsonl import detect_jsonl, is_record_file
 from problem_store.importers.math_jsonl import import_math
 from problem_store.importers.own import import_own, is_problem_dir
 from problem_store.importers.polygon import import_polygon, is_package
@@ -29,7 +30,6 @@ IMPORTERS: dict[str, Callable[[Path], Iterator[DraftOrFailure]]] = {
     "math": import_math,
 }
 FORMATS = ("auto", *IMPORTERS)
-JSONL_SUFFIXES = (".jsonl", ".ndjson")
 
 
 class FormatError(ValueError):
@@ -44,9 +44,10 @@ def detect_format(path: Path) -> str:
         if is_package(path):
             return "polygon"
         raise FormatError(f"{path}: neither problem.yaml nor problem.xml here")
-    if path.suffix in JSONL_SUFFIXES:
+    if is_record_file(path):
         return detect_jsonl(path)
-    raise FormatError(f"{path}: cannot tell the format (expected a directory or a .jsonl file); pass --format")
+    raise FormatError(f"{path}: cannot tell the format (expected a directory, or a .jsonl / .json file, "
+                      "optionally .gz); pass --format")
 
 
 def _members(path: Path) -> list[Path]:
@@ -57,7 +58,7 @@ def _members(path: Path) -> list[Path]:
     for child in sorted(path.iterdir(), key=lambda p: natural_key(p.name)):
         if child.is_dir() and (is_problem_dir(child) or is_package(child)):
             out.append(child)
-        elif child.is_file() and child.suffix in JSONL_SUFFIXES:
+        elif child.is_file() and is_record_file(child):
             out.append(child)
     return out
 
@@ -79,7 +80,7 @@ def iter_drafts(path: Path, fmt: str = "auto") -> Iterator[DraftOrFailure]:
         return
     targets = [path] if path.is_file() or is_problem_dir(path) or is_package(path) else _members(path)
     if not targets:
-        raise FormatError(f"{path}: holds no problem.yaml, problem.xml or .jsonl to import")
+        raise FormatError(f"{path}: holds no problem.yaml, problem.xml or .jsonl/.json(.gz) to import")
     for target in targets:
         try:
             fmt_here = detect_format(target)

@@ -8,7 +8,10 @@ checker, validates the manifest and only then writes (see ``problem_store.upload
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,18 +99,56 @@ def natural_key(name: str) -> list:
     return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name)]
 
 
-def read_file(path: Path, what: str, *, origin: Path | None = None, line: int | None = None) -> bytes:
+def read_inside(base: Path, path: Path, what: str, *, origin: Path | None = None, line: int | None = None,
+                max_bytes: int | None = None) -> bytes:
+    """The bytes of a file that must lie inside the problem directory ``base``.
+
+    The rule (docs/problem-format.md): a symlink is followed only while it stays inside
+    the problem directory; a file that resolves anywhere else (``tests/02.in ->
+    /etc/passwd``, a ``tests/`` directory linked elsewhere, ``../`` in a pattern) is
+    refused, naming the file. Only regular files are read: a FIFO or device would block
+    or never end. The resolved path is opened with O_NOFOLLOW, so a symlink swapped in
+    after the check fails instead of being followed.
+    """
+    where = origin or path
+    resolved = path.resolve()
+    root = base.resolve()
+    if not resolved.is_relative_to(root):
+        raise ImportFailure(f"{what} {path} resolves to {resolved}, outside the problem directory {root}: "
+                            "refused (symlinks may point only inside it)", where, line)
     try:
-        return path.read_bytes()
+        fd = os.open(resolved, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
-        raise ImportFailure(f"{what} not found: {path}", origin or path, line) from None
+        raise ImportFailure(f"{what} not found: {path}", where, line) from None
     except IsADirectoryError:
-        raise ImportFailure(f"{what} is a directory, expected a file: {path}", origin or path, line) from None
+        raise ImportFailure(f"{what} is a directory, expected a file: {path}", where, line) from None
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise ImportFailure(f"{what} {path} changed into a symlink while being read: refused", where, line) from None
+        raise ImportFailure(f"{what} {path}: cannot read: {e.strerror}", where, line) from None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ImportFailure(f"{what} {path} is not a regular file", where, line)
+        data = f.read() if max_bytes is None else f.read(max_bytes + 1)
+    if max_bytes is not None and len(data) > max_bytes:
+        raise ImportFailure(f"{what} {path} is over the limit of {max_bytes} bytes", where, line)
+    return data
+
+
+def read_text_inside(base: Path, path: Path, what: str, **kw) -> str:
+    data = read_inside(base, path, what, **kw)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ImportFailure(f"{what} {path} is not UTF-8 text ({e.reason} at byte {e.start})",
+                            kw.get("origin") or path, kw.get("line")) from None
 
 
 def inside(base: Path, rel: str, *, origin: Path, line: int | None, what: str) -> Path:
-    """``base/rel``, refusing paths that leave the problem directory."""
-    path = (base / rel).resolve()
-    if not path.is_relative_to(base.resolve()):
+    """``base/rel``, refusing names that leave the problem directory by themselves
+    (absolute, or too many ``..``). Symlinks are judged when the file is read
+    (``read_inside``), so the error can name the link."""
+    norm = os.path.normpath(rel)
+    if os.path.isabs(norm) or norm == ".." or norm.startswith("../"):
         raise ImportFailure(f"{what} {rel!r} points outside the problem directory", origin, line)
-    return path
+    return base / norm

@@ -2,34 +2,36 @@
 
 CodeContests: ``name, description, public_tests/private_tests/generated_tests
 {input: [...], output: [...]}, time_limit {seconds, nanos}, memory_limit_bytes``.
-TACO: ``question, input_output`` (a JSON string ``{inputs, outputs[, fn_name]}``); with
+TACO: ``question, input_output`` (a JSON string ``{inputs, outputs[, fn_name]}``),
+``tags``/``skill_types`` (a Python-repr list string), ``time_limit``/``memory_limit``
+text ("2 seconds", "256 megabytes"); limits convert as ``importers.limits`` says. With
 ``fn_name`` the problem is call-based and becomes a function problem whose asserts
 compare the return value (APPS accepts the value or the value wrapped in a list).
 """
 
 from __future__ import annotations
 
+import ast
 import json
-import math
-import re
 from pathlib import Path
 
 from problem_store.importers.base import Draft, ImportFailure, Importer
 from problem_store.importers.jsonl import each_record, record_id
+from problem_store.importers.limits import memory_mb_from_bytes, memory_mb_from_text, seconds, time_limit_from_text
 
 
 def _limits_cc(rec: dict) -> dict:
     limits: dict = {}
     tl = rec.get("time_limit")
     if isinstance(tl, dict):
-        secs = float(tl.get("seconds") or 0) + float(tl.get("nanos") or 0) / 1e9
+        secs = seconds(float(tl.get("seconds") or 0) + float(tl.get("nanos") or 0) / 1e9)
         if secs:
             limits["time_limit_s"] = secs
     elif isinstance(tl, (int, float)) and tl:
-        limits["time_limit_s"] = float(tl)
+        limits["time_limit_s"] = seconds(float(tl))
     mem = rec.get("memory_limit_bytes")
-    if isinstance(mem, (int, float)) and mem:
-        limits["memory_mb"] = math.ceil(mem / (1 << 20))
+    if isinstance(mem, (int, float)) and mem > 0:
+        limits["memory_mb"] = memory_mb_from_bytes(mem)
     return limits
 
 
@@ -83,18 +85,45 @@ def _text(value: object) -> str:
     return str(value)
 
 
-_NUM = re.compile(r"(\d+(?:\.\d+)?)")
-
-
 def _limits_taco(rec: dict) -> dict:
     limits: dict = {}
-    m = _NUM.search(str(rec.get("time_limit") or ""))
-    if m and float(m.group(1)) > 0:
-        limits["time_limit_s"] = float(m.group(1))
-    m = _NUM.search(str(rec.get("memory_limit") or ""))
-    if m and float(m.group(1)) > 0:
-        limits["memory_mb"] = math.ceil(float(m.group(1)))
+    t = time_limit_from_text(rec.get("time_limit"))
+    if t is not None:
+        limits["time_limit_s"] = t
+    m = memory_mb_from_text(rec.get("memory_limit"))
+    if m is not None:
+        limits["memory_mb"] = m
     return limits
+
+
+def taco_tags(raw: object) -> list[str]:
+    """TACO's tags as published: a Python-repr list string ("['Sorting', 'Greedy']"), a
+    JSON list string, a real list, or a comma-separated string."""
+    if raw is None:
+        return []
+    value = raw
+    if isinstance(raw, str):
+        text = raw.strip()
+        if not text:
+            return []
+        if text.startswith(("[", "(")):
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError:
+                try:  # literal_eval evaluates literals only, never code
+                    value = ast.literal_eval(text)
+                except (ValueError, SyntaxError, MemoryError, RecursionError):
+                    value = [text]
+        else:
+            value = text.split(",")
+    if not isinstance(value, (list, tuple)):
+        value = [value]
+    out: list[str] = []
+    for t in value:
+        tag = str(t).strip()
+        if tag and tag not in out:
+            out.append(tag)
+    return out
 
 
 def import_taco(path: Path) -> Importer:
@@ -130,14 +159,9 @@ def _taco(rec: dict, path: Path, lineno: int) -> Draft:
     fields: dict = {"id": pid, "statement": question, "source": "taco"}
     if rec.get("difficulty"):
         fields["difficulty"] = str(rec["difficulty"]).lower()
-    tags = rec.get("tags") or rec.get("skill_types")
-    if isinstance(tags, str):
-        try:
-            tags = json.loads(tags)
-        except json.JSONDecodeError:
-            tags = [tags]
+    tags = taco_tags(rec.get("tags")) or taco_tags(rec.get("skill_types"))
     if tags:
-        fields["tags"] = [str(t) for t in tags]
+        fields["tags"] = tags
     limits = _limits_taco(rec)
     if limits:
         fields["limits"] = limits

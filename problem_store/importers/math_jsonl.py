@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from problem_store.importers.base import Draft, ImportFailure, Importer
-from problem_store.importers.jsonl import each_record, record_id
+from problem_store.importers.jsonl import each_record, record_id, record_stem
 
 
 def last_boxed(text: str) -> str | None:
@@ -63,7 +63,7 @@ def _math(rec: dict, path: Path, lineno: int) -> Draft:
     if answer is None or not answer.strip():
         raise ImportFailure("no answer: expected 'answer' or a 'solution' with \\boxed{...}", path, lineno)
     fields: dict = {"id": record_id(rec, ("id", "unique_id", "task_id"), path, lineno), "kind": "math",
-                    "question": question, "answer": answer.strip(), "source": path.stem}
+                    "question": question, "answer": answer.strip(), "source": record_stem(path)}
     if isinstance(solution, str) and solution.strip():
         fields["solution"] = solution
     if rec.get("level"):

@@ -4,6 +4,9 @@ A set is a directory of problem directories; a problem directory holds ``problem
 Manifest fields pass through untouched except the ones naming files (tests, checker,
 statement, prompt), which are read and turned into links here; unknown keys are left
 for the manifest model to reject, with the line of problem.yaml they sit on.
+
+Every file is read with ``read_inside``: nothing that resolves outside the problem
+directory (or, for checker headers, the set's include/) is ever read.
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ from problem_store.importers.base import (
     Importer,
     inside,
     natural_key,
-    read_file,
+    read_inside,
+    read_text_inside,
 )
-from problem_store.importers.yaml_lines import load_yaml_with_lines
+from problem_store.importers.yaml_lines import MAX_YAML_BYTES, load_yaml_with_lines
 
 PROBLEM_FILE = "problem.yaml"
 # Headers shared by every problem of a set (a contest's common checker library): a checker
@@ -56,13 +60,13 @@ def _text_or_file(base: Path, value: object, *, origin: Path, line: int | None, 
     if "\n" not in value and len(value) < 256 and value.strip():
         candidate = base / value
         if candidate.is_file():
-            return inside(base, value, origin=origin, line=line, what=what).read_text()
+            return read_text_inside(base, candidate, what, origin=origin, line=line)
     return value
 
 
 def load_problem_dir(d: Path) -> Draft:
     yml = d / PROBLEM_FILE
-    data, lines = load_yaml_with_lines(yml.read_text(), yml)
+    data, lines = load_yaml_with_lines(read_text_inside(d, yml, PROBLEM_FILE, max_bytes=MAX_YAML_BYTES), yml)
     if not isinstance(data, dict):
         raise ImportFailure("problem.yaml must be a mapping of fields", yml, 1)
     fields = dict(data)
@@ -70,7 +74,7 @@ def load_problem_dir(d: Path) -> Draft:
     fields.setdefault("kind", "stdio")
     draft = Draft(fields=fields, origin=yml, line_map=lines)
     if (d / "statement.md").is_file():
-        fields["statement"] = (d / "statement.md").read_text()
+        fields["statement"] = read_text_inside(d, d / "statement.md", "statement", origin=yml)
     kind = fields["kind"]
     if kind == "stdio":
         _stdio(d, draft)
@@ -98,7 +102,7 @@ def _checker(d: Path, draft: Draft) -> None:
     if not isinstance(src_name, str) or not src_name:
         raise draft.fail("custom checker needs `source:` (a file beside problem.yaml)", ("checker",))
     src_path = inside(d, src_name, origin=draft.origin, line=line, what="checker source")
-    source = read_file(src_path, "checker source", origin=draft.origin, line=line)
+    source = read_inside(d, src_path, "checker source", origin=draft.origin, line=line)
     headers: dict[str, bytes] = {}
     names = spec.get("headers") or []
     if isinstance(names, dict):  # exported manifests list headers as name -> link; accept names
@@ -120,7 +124,7 @@ def _header(d: Path, name: object, *, origin: Path, line: int | None) -> bytes:
     for base in (d, shared):
         path = inside(base, name, origin=origin, line=line, what="checker header")
         if path.is_file():
-            return read_file(path, "checker header", origin=origin, line=line)
+            return read_inside(base, path, "checker header", origin=origin, line=line)
     raise ImportFailure(f"checker header {name!r} not found in {d} or {shared}", origin, line)
 
 
@@ -135,9 +139,9 @@ def _stdio(d: Path, draft: Draft) -> None:
             raise ImportFailure(f"no tests: {d / 'tests'}/*.in matched nothing", draft.origin, None)
         for inp in inputs:
             ans = inp.with_suffix(".ans")
-            t = {"name": inp.stem, "input": draft.add_blob(inp.read_bytes())}
-            if ans.is_file():
-                t["answer"] = draft.add_blob(ans.read_bytes())
+            t = {"name": inp.stem, "input": draft.add_blob(read_inside(d, inp, "test input"))}
+            if ans.is_file() or ans.is_symlink():
+                t["answer"] = draft.add_blob(read_inside(d, ans, "test answer"))
             elif not custom:
                 raise ImportFailure(f"missing answer file {ans} for test {inp.name}", ans, None)
             out.append(t)
@@ -153,7 +157,7 @@ def _stdio(d: Path, draft: Draft) -> None:
                 if not isinstance(t[key], str):
                     raise ImportFailure(f"{key} must be a file name", draft.origin, line)
                 p = inside(d, t[key], origin=draft.origin, line=line, what=what)
-                t[key] = draft.add_blob(read_file(p, what, origin=draft.origin, line=line))
+                t[key] = draft.add_blob(read_inside(d, p, what, origin=draft.origin, line=line))
             if "input" not in t:
                 raise ImportFailure("test has no `input:` file", draft.origin, line)
             t.setdefault("name", Path(str(t.get("input", i))).stem)
@@ -174,14 +178,14 @@ def _function(d: Path, draft: Draft) -> None:
         files = sorted((d / "tests").glob("*.py"), key=lambda p: natural_key(p.stem))
         if not files:
             raise ImportFailure(f"no tests: {d / 'tests'}/*.py matched nothing", draft.origin, None)
-        out = [{"name": p.stem, "code": draft.add_blob(p.read_bytes())} for p in files]
+        out = [{"name": p.stem, "code": draft.add_blob(read_inside(d, p, "test file"))} for p in files]
     elif isinstance(tests, list):
         for i, t in enumerate(tests):
             line = draft.line_for(("tests", i))
             if not isinstance(t, dict) or not isinstance(t.get("file"), str):
                 raise ImportFailure("each test must be a mapping {name, file}", draft.origin, line)
             p = inside(d, t["file"], origin=draft.origin, line=line, what="test file")
-            code = read_file(p, "test file", origin=draft.origin, line=line)
+            code = read_inside(d, p, "test file", origin=draft.origin, line=line)
             out.append({"name": t.get("name", p.stem), "code": draft.add_blob(code)})
     else:
         raise draft.fail("tests must be a list", ("tests",))

@@ -1,39 +1,38 @@
 """Polygon-style packages: ``problem.xml`` + ``tests/NN`` inputs + ``tests/NN.a`` answers.
 
-We read what a full package ships and run nothing: generated tests and answers must be
+We read what a full package ships and run nothing, and nothing outside the package
+directory (``read_inside``: symlinks may point only inside it): generated tests and answers must be
 present as files (Polygon's "full" package, or after running its ``doall.sh``). A
-standard checker (``std::wcmp.cpp``...) maps to the built-in comparator with the same
-semantics; any other checker is compiled from its source with the package's own headers
-(its ``testlib.h``), never a copy of ours.
+standard checker (``std::wcmp.cpp``...) maps to the built-in of the same name where that
+built-in has exactly testlib's verdicts and the package's testlib.h is a version it was
+checked against; any other checker, ``std::`` or not, is compiled from the source the package
+ships, with the package's own headers (its ``testlib.h``), never a copy of ours.
 """
 
 from __future__ import annotations
 
-import math
+import re
 import xml.parsers.expat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from problem_store.importers.base import CheckerSpec, Draft, ImportFailure, Importer, inside, natural_key
+from problem_store.importers.base import (CheckerSpec, Draft, ImportFailure, Importer, inside, natural_key,
+                                          read_inside, read_text_inside)
+from problem_store.importers.limits import memory_mb_from_bytes
 
 PROBLEM_FILE = "problem.xml"
 
-# testlib's standard checkers -> our built-ins with the same semantics.
-STD_CHECKERS: dict[str, dict] = {
-    "wcmp": {"name": "tokens"},
-    "ncmp": {"name": "integers"},
-    "hcmp": {"name": "integers"},
-    "lcmp": {"name": "lines"},
-    "fcmp": {"name": "lines"},
-    "uncmp": {"name": "unordered"},
-    "yesno": {"name": "yesno"},
-    "nyesno": {"name": "tokens", "case_sensitive": False},
-    "rcmp": {"name": "floats", "abs_tol": 1.5e-6, "rel_tol": 1.5e-6},
-    "acmp": {"name": "floats", "abs_tol": 1.5e-6, "rel_tol": 0.0},
-    "rcmp4": {"name": "floats", "abs_tol": 1e-4, "rel_tol": 1e-4},
-    "rcmp6": {"name": "floats", "abs_tol": 1e-6, "rel_tol": 1e-6},
-    "rcmp9": {"name": "floats", "abs_tol": 1e-9, "rel_tol": 1e-9},
-}
+# testlib's stock checkers that a built-in reproduces verdict for verdict
+# (verifier/checkers/stock.py); every other std:: name is compiled from the package's source.
+STD_BUILTINS = frozenset({"wcmp", "ncmp", "icmp", "hcmp", "lcmp", "fcmp", "yesno", "nyesno",
+                          "rcmp4", "rcmp6", "rcmp9", "dcmp"})
+# testlib.h versions whose readers the built-ins were checked against (differential tests);
+# a package with another testlib.h gets its shipped checker compiled, whatever the name.
+STAND_IN_TESTLIB_VERSIONS = frozenset({"0.9.44"})
+# Every checker testlib ships (its checkers/ folder): the names a Polygon std:: can take.
+STD_NAMES = STD_BUILTINS | {"acmp", "caseicmp", "casencmp", "casewcmp", "pointscmp", "pointsinfo",
+                            "rcmp", "rncmp", "uncmp"}
+_VERSION_RE = re.compile(rb'^\s*#\s*define\s+VERSION\s+"([^"]*)"', re.MULTILINE)
 
 
 @dataclass
@@ -72,7 +71,7 @@ def parse_xml(path: Path) -> Node:
 
     parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, chars
     try:
-        parser.Parse(path.read_bytes(), True)
+        parser.Parse(read_inside(path.parent, path, PROBLEM_FILE), True)
     except xml.parsers.expat.ExpatError as e:
         raise ImportFailure(f"invalid XML: {xml.parsers.expat.ErrorString(e.code)}", path, e.lineno) from None
     return root[0]
@@ -135,7 +134,7 @@ def load_package(d: Path) -> Draft:
     ml = testset.find("memory-limit")
     mem = _int(ml, "memory-limit", xml_path)
     if mem is not None:
-        limits["memory_mb"] = math.ceil(mem / (1 << 20))
+        limits["memory_mb"] = memory_mb_from_bytes(mem)
         draft.line_map[("limits", "memory_mb")] = ml.line
     if limits:
         fields["limits"] = limits
@@ -158,9 +157,10 @@ def load_package(d: Path) -> Draft:
             how = " (a generated test: run the package's generators first, e.g. doall.sh)" \
                 if node.attrib.get("method") == "generated" else ""
             raise ImportFailure(f"test {i}: input file {inp} missing{how}", xml_path, node.line)
-        t: dict = {"name": f"{i:02d}", "input": draft.add_blob(inp.read_bytes())}
+        t: dict = {"name": f"{i:02d}", "input": draft.add_blob(read_inside(d, inp, f"test {i} input",
+                                                                          origin=xml_path, line=node.line))}
         if ans.is_file():
-            t["answer"] = draft.add_blob(ans.read_bytes())
+            t["answer"] = draft.add_blob(read_inside(d, ans, f"test {i} answer", origin=xml_path, line=node.line))
         elif not custom:
             raise ImportFailure(f"test {i}: answer file {ans} missing (answers are not generated at upload)",
                                 xml_path, node.line)
@@ -184,7 +184,7 @@ def _statement(d: Path) -> str:
     parts = []
     for name in ("legend.tex", "input.tex", "output.tex", "notes.tex"):
         if (sec / name).is_file():
-            parts.append((sec / name).read_text())
+            parts.append(read_text_inside(d, sec / name, "statement section"))
     return "\n\n".join(parts)
 
 
@@ -195,26 +195,30 @@ def _checker(d: Path, root: Node, draft: Draft) -> dict:
     if node is not None:
         draft.line_map[("checker",)] = node.line
     name = node.attrib.get("name", "") if node is not None else ""
-    if name.startswith("std::"):
-        std = name[len("std::"):].removesuffix(".cpp")
-        if std not in STD_CHECKERS:
-            raise ImportFailure(f"unknown standard checker {name!r} (known: "
-                                f"{', '.join(sorted(STD_CHECKERS))})", xml_path, node.line)
-        return {"type": "builtin", **STD_CHECKERS[std]}
+    std = name[len("std::"):].removesuffix(".cpp") if name.startswith("std::") else None
     src_rel = None
     if node is not None:
         src = node.find("source")
         if src is not None and src.attrib.get("path"):
             src_rel = src.attrib["path"]
-    if src_rel is None:
+    if src_rel is None and std is None:
+        # A std:: checker's source is only ever the one its <source> names: a stray
+        # files/check.cpp may be another checker.
         src_rel = next((p for p in ("files/check.cpp", "check.cpp") if (d / p).is_file()), None)
-    if src_rel is None:
+    line = node.line if node is not None else None
+    src_path = inside(d, src_rel, origin=xml_path, line=line, what="checker source") if src_rel else None
+    if std in STD_BUILTINS and (src_path is None or _testlib_version(d, src_path) in STAND_IN_TESTLIB_VERSIONS):
+        return {"type": "builtin", "name": std}
+    if src_path is None:
+        if std is not None:
+            what = "unknown standard checker" if std not in STD_NAMES else "standard checker"
+            raise ImportFailure(f"{what} {name!r} has no built-in with testlib's exact verdicts "
+                                f"(those are: {', '.join(sorted(STD_BUILTINS))}) and <checker> names no "
+                                f"<source path=...>: add the checker's source to the package", xml_path, line)
         if node is not None:
             raise ImportFailure("<checker> names neither a std:: checker nor a <source path=...>",
-                                xml_path, node.line)
+                                xml_path, line)
         return {"type": "builtin", "name": "tokens"}
-    line = node.line if node is not None else None
-    src_path = inside(d, src_rel, origin=xml_path, line=line, what="checker source")
     if not src_path.is_file():
         raise ImportFailure(f"checker source {src_path} not found", xml_path, line)
     # The package's own headers: every .h beside the checker and in files/ (testlib.h first of all).
@@ -222,8 +226,9 @@ def _checker(d: Path, root: Node, draft: Draft) -> dict:
     for folder in dict.fromkeys([src_path.parent, (d / "files").resolve(), d.resolve()]):
         if folder.is_dir():
             for h in sorted(folder.glob("*.h")):
-                headers.setdefault(h.name, h.read_bytes())
-    source = src_path.read_bytes()
+                if h.name not in headers:
+                    headers[h.name] = read_inside(d, h, "checker header", origin=xml_path, line=line)
+    source = read_inside(d, src_path, "checker source", origin=xml_path, line=line)
     language = "c" if src_path.suffix == ".c" else "cpp"
     draft.checker = CheckerSpec(source=source, path=src_path, language=language, headers=headers)
     return {
@@ -232,3 +237,13 @@ def _checker(d: Path, root: Node, draft: Draft) -> dict:
         "source": draft.add_blob(source),
         "headers": {n: draft.add_blob(b) for n, b in sorted(headers.items())},
     }
+
+
+def _testlib_version(d: Path, src_path: Path) -> str | None:
+    """The VERSION a package's testlib.h declares (beside the checker, else in files/)."""
+    for folder in (src_path.parent, d / "files", d):
+        h = folder / "testlib.h"
+        if h.is_file():
+            m = _VERSION_RE.search(read_inside(d, h, "checker header"))
+            return m.group(1).decode("ascii", "replace") if m else None
+    return None

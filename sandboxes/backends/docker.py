@@ -177,7 +177,7 @@ class DockerBackend(SandboxBackend):
             art = reply.get("artifact")
             if art:
                 slot.artifacts.add(art["sha256"])
-            await self.pool.release(slot, ok=True)
+            await self.pool.release(slot, *_reset_verdict(reply))
             return convert.compile_result(reply)
         raise AssertionError("unreachable")
 
@@ -209,10 +209,17 @@ class DockerBackend(SandboxBackend):
                 raise
             slot.artifacts.add(sha)
             slot.runs += 1
-            await self.pool.release(slot, ok=True)
+            await self.pool.release(slot, *_reset_verdict(reply))
             return convert.run_result(spec.id, reply)
         raise AssertionError("unreachable")
 
     def _request(self, spec: RunSpec, artifact: Artifact, program: bytes, held: bool) -> dict:
         return convert.run_request(spec, convert.program_ref(artifact, program, with_data=not held),
                                    self.resolver, [])
+
+
+def _reset_verdict(reply: dict) -> tuple[bool, str]:
+    """(ok, why) for ``ContainerPool.release``: the agent's own check after the run found
+    nothing left (``leftover``: what survived its clean-up, e.g. a SysV segment)."""
+    left = reply.get("leftover")
+    return (not left, f"reset failed: agent's clean-up left {'; '.join(left)}" if left else "")

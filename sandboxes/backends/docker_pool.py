@@ -6,9 +6,11 @@ only, so the host talks to the agent over a plain unix socket: no ``docker exec`
 stream multiplexing through dockerd, about 0.1 ms a round trip.
 
 Checkout discipline (go-judge ``env/pool``): ``release(slot, ok)`` puts a container back
-only when the last exchange was clean AND a reset check passes: the container's cgroup
-holds no process but the agent, and the scratch tmpfs and /dev/shm are empty (read from
-the host through ``/proc/<agent pid>/root``). Anything else destroys the container
+only when the last exchange was clean AND a reset check passes: the agent's own check
+after the run found nothing left (no process of the run uid, no SysV shm/msg/sem object
+in the container's IPC namespace, which the host cannot read; ``leftover`` in its reply),
+the container's cgroup holds no process but the agent, and the scratch tmpfs, /dev/shm
+and /dev/mqueue are empty (read from the host through ``/proc/<agent pid>/root``). Anything else destroys the container
 (``docker rm -f`` kills every process in it) and starts a replacement in the background.
 
 Hardening of every container (see ``DockerBackendConfig`` for the sizes): network none,
@@ -242,7 +244,7 @@ class ContainerPool:
             procs = self._container_pids(slot)
             if procs is not None and procs != {slot.agent_pid}:
                 return f"processes other than the agent remain: {sorted(procs - {slot.agent_pid})}"
-            for d in ("sandbox", "dev/shm"):
+            for d in ("sandbox", "dev/shm", "dev/mqueue"):
                 left = [n for n in os.listdir(root / d) if not (d == "sandbox" and n in slot.keep)]
                 if left:
                     return f"/{d} not empty: {sorted(left)[:5]}"
@@ -291,7 +293,7 @@ class ContainerPool:
         agent = ["/usr/bin/env", "PYTHONPATH=/opt/oubliette", "/usr/bin/python3", "-S",
                  "-m", "sandboxes.runner.agent", "--listen", "/ipc/agent.sock",
                  "--scratch-root", "/sandbox", "--run-uid", str(run_uid), "--run-gid", str(run_uid),
-                 "--wipe", "/dev/shm"]
+                 "--wipe", "/dev/shm", "--clear-ipc"]
         kwargs = {}
         if spec.cpus:
             kwargs["nano_cpus"] = int(spec.cpus * 1e9)

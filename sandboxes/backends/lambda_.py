@@ -5,9 +5,12 @@ far more cores than one host has; Lambda gives up to the account's concurrency i
 seconds. Capacity here is the number of concurrent invocations we allow ourselves.
 
 What one invoke carries (``sandboxes/lambda_handler/handler.py`` documents the event):
-code, limits and blob *links*. Test data never travels in the event: inline data above
-``inline_max_bytes`` is uploaded to the S3 store first and replaced by its link, so an
-event stays far below Lambda's 6 MB request limit (and moto's ~128 KiB argv limit).
+limits, blob *links*, and the code when it is small. Neither test data nor a large source
+travels in the event: inline data and a source above ``inline_max_bytes`` are uploaded to
+the S3 store first and replaced by their link (``source_link`` for the source), so an
+event is bounded by the run specs alone and stays far below both Lambda's 6 MB request
+limit and moto's 128 KiB (one argv string, Linux MAX_ARG_STRLEN) whatever the program's
+size (the API accepts 256 KB sources; inline, JSON escaping can double that).
 Outputs come back inline, or as links into the transient store when
 ``batch.output_to_store``.
 
@@ -58,7 +61,12 @@ class LambdaBackendConfig(BaseModel):
     inline_max_bytes: int = Field(
         4096, ge=0, le=1 << 20, description="Inline blobs bigger than this are uploaded and sent as links.")
     max_event_bytes: int = Field(
-        100_000, ge=1024, le=6_000_000, description="Refuse (IE) an event bigger than this after spilling.")
+        100_000, ge=1024, le=6_000_000,
+        description="Refuse (IE) an event bigger than this after spilling. With an S3 store, "
+                    "sources and data over inline_max_bytes travel by link, so only the run specs "
+                    "count (runs_per_invoke x (inline_max_bytes x 4/3 + ~300 B) with the defaults: "
+                    "~90 KB); without one, everything is inline and this bounds the program size. "
+                    "The default stays under moto's 128 KiB argv string.")
     throttle_retries: int = Field(8, ge=0, le=50, description="Retries of a throttled or 5xx invoke.")
     backoff_base_s: float = Field(0.1, gt=0, le=10, description="First backoff; doubles per retry.")
     backoff_max_s: float = Field(5.0, gt=0, le=120, description="Cap of one backoff (full jitter below it).")
@@ -137,13 +145,17 @@ class LambdaBackend(SandboxBackend):
             batch = await asyncio.to_thread(self._spill, batch)
         except Exception as e:  # a missing blob, or the store failed: nothing could run
             return _all_ie(batch, f"could not stage batch data in the S3 store: {e}")
+        try:
+            source_link = await asyncio.to_thread(self._spill_source, batch.program)
+        except Exception as e:
+            return _all_ie(batch, f"could not stage the program source in the S3 store: {e}")
         chunks = self._chunks(batch.runs)
         compile_result: CompileResult | None = None
         program = batch.program
         if isinstance(program, Source) and len(chunks) > 1:
             async with self._sem:
                 head = await self._invoke(batch.model_copy(update={"runs": [], "stop_on_failure": False}),
-                                          artifact="store")
+                                          artifact="store", source_link=source_link)
             if isinstance(head, str):
                 return _all_ie(batch, head, CompileResult(status=Status.IE, log=head))
             compile_result = head.compile
@@ -158,12 +170,13 @@ class LambdaBackend(SandboxBackend):
                     self._spill, batch.model_copy(update={"program": program, "runs": []}))).program
             except Exception as e:
                 return _all_ie(batch, f"could not stage the compiled program: {e}", compile_result)
-        results = await self._run_chunks(batch, program, chunks)
+        results = await self._run_chunks(batch, program, chunks, source_link)
         if isinstance(batch.program, Source) and compile_result is None:
             compile_result = results.pop("compile", None)
         return BatchResult(compile=compile_result, runs=results["runs"], backend=self.name)
 
-    async def _run_chunks(self, batch: Batch, program: Source | Artifact, chunks: list[list[RunSpec]]) -> dict:
+    async def _run_chunks(self, batch: Batch, program: Source | Artifact, chunks: list[list[RunSpec]],
+                          source_link: str | None = None) -> dict:
         first_failure: list[RunResult] = []
         out: dict = {"runs": []}
 
@@ -174,7 +187,8 @@ class LambdaBackend(SandboxBackend):
                     return [RunResult(id=r.id, status=f.status, skipped=True,
                                       message=f"skipped: run {f.id!r} was {f.status.value}") for r in chunk]
                 sub = batch.model_copy(update={"program": program, "runs": chunk})
-                res = await self._invoke(sub, artifact="inline" if isinstance(program, Source) else "none")
+                res = await self._invoke(sub, artifact="inline" if isinstance(program, Source) else "none",
+                                         source_link=source_link if isinstance(program, Source) else None)
             if isinstance(res, str):
                 runs = [RunResult(id=r.id, status=Status.IE, message=res) for r in chunk]
                 if isinstance(program, Source):
@@ -245,8 +259,18 @@ class LambdaBackend(SandboxBackend):
             program = Artifact(language=program.language, blob=fix(program.blob))
         return batch.model_copy(update={"runs": runs, "program": program})
 
+    def _spill_source(self, program: Source | Artifact) -> str | None:
+        """A source over ``inline_max_bytes`` -> its link in the S3 store (None: stays inline)."""
+        if not isinstance(program, Source) or self._s3_in is None:
+            return None
+        data = program.code.encode()
+        if len(data) <= self.config.inline_max_bytes:
+            return None
+        link, _ = self._s3_in.put(data)
+        return link
+
     # -- one invocation ----------------------------------------------------------------------
-    def _event(self, batch: Batch, artifact: str) -> dict:
+    def _event(self, batch: Batch, artifact: str, source_link: str | None = None) -> dict:
         def desc(store, bucket=None, prefix=""):
             if bucket:
                 return {"bucket": bucket, "prefix": prefix}
@@ -256,14 +280,18 @@ class LambdaBackend(SandboxBackend):
         host_stores_output = batch.output_to_store and self._s3_out is None
         if host_stores_output:  # the function returns stdout inline; we put it in output_store
             batch = batch.model_copy(update={"output_to_store": False})
+        extra = {}
+        if source_link is not None:  # the handler reads the code from the store by link
+            batch = batch.model_copy(update={"program": batch.program.model_copy(update={"code": ""})})
+            extra["source_link"] = source_link
         return {"v": EVENT_VERSION, "batch": batch.model_dump(mode="json", exclude_defaults=True),
                 "store": desc(self._s3_in, self.config.store_bucket, self.config.store_prefix),
                 "transient": desc(self._s3_out or self._s3_in), "artifact": artifact,
-                "spill_output_over": self.config.spill_output_over_bytes}
+                "spill_output_over": self.config.spill_output_over_bytes, **extra}
 
-    async def _invoke(self, batch: Batch, artifact: str) -> BatchResult | str:
+    async def _invoke(self, batch: Batch, artifact: str, source_link: str | None = None) -> BatchResult | str:
         """Invoke once (with throttling retries). A str return is why every run is IE."""
-        payload = json.dumps(self._event(batch, artifact), separators=(",", ":")).encode()
+        payload = json.dumps(self._event(batch, artifact, source_link), separators=(",", ":")).encode()
         if len(payload) > self.config.max_event_bytes:
             return (f"lambda event of {len(payload)} bytes exceeds max_event_bytes "
                     f"({self.config.max_event_bytes}); is the program source that large?")

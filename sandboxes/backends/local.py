@@ -87,13 +87,15 @@ def bwrap_argv(bwrap: str, *, uid: int, fd: int, scratch_size_mb: int) -> list[s
     argv += ["--proc", "/proc", "--dev", "/dev",
              "--perms", "0755", "--size", str(scratch_size_mb << 20), "--tmpfs", "/tmp",
              "--perms", "1777", "--size", str(16 << 20), "--tmpfs", "/dev/shm",
+             # The slot's POSIX message queues, visible as files so the agent can empty them.
+             "--mqueue", "/dev/mqueue",
              "--ro-bind", str(_PKG_ROOT / "sandboxes"), f"{_BOX_PKG}/sandboxes",
              "--cap-drop", "ALL"]
     for cap in _AGENT_CAPS:
         argv += ["--cap-add", cap]
     argv += ["--chdir", "/", "/usr/bin/python3", "-S", "-m", "sandboxes.runner.agent",
              "--fd", str(fd), "--scratch-root", "/tmp", "--run-uid", str(uid),
-             "--run-gid", str(uid), "--wipe", "/dev/shm"]
+             "--run-gid", str(uid), "--wipe", "/dev/shm", "--clear-ipc"]
     return argv
 
 
@@ -109,6 +111,7 @@ class Slot:
         self.held: OrderedDict[str, None] = OrderedDict()
         self.lock = threading.Lock()
         self.agent_pid: int | None = None
+        self.last_kill_reason = ""
 
     @property
     def alive(self) -> bool:
@@ -153,6 +156,12 @@ class Slot:
             if reply.get("id") != rid:
                 self.kill()
                 raise ProtocolError(f"slot {self.index}: reply id {reply.get('id')} for request {rid}")
+            if reply.get("leftover"):
+                # The slot check failed (processes, IPC objects or files survived the
+                # clean-up): this reply is still valid, the sandbox is not. It is replaced
+                # before its next use (_acquire).
+                self.last_kill_reason = f"clean-up left {'; '.join(reply['leftover'])}"
+                self.kill()
             return reply
 
     def kill(self) -> None:

@@ -36,7 +36,12 @@ def _call_handler(event) -> dict:
 
 
 def serve_runtime_api(api: str) -> None:
-    """The Runtime API loop (real Lambda). One invocation at a time, forever."""
+    """The Runtime API loop (real Lambda). One invocation at a time, until an invocation's
+    clean-up leaves something behind: then this process exits after answering, and Lambda
+    starts a fresh runtime for the next event instead of reusing a dirty one."""
+    from sandboxes.lambda_handler.handler import environment_dirty
+    from sandboxes.runner.process import set_child_subreaper
+    set_child_subreaper()  # a run's orphans come back to us: killed and reaped after each run
     base = f"http://{api}/{_RUNTIME_PATH}"
     while True:
         with urllib.request.urlopen(f"{base}/next") as resp:
@@ -50,6 +55,10 @@ def serve_runtime_api(api: str) -> None:
         req = urllib.request.Request(f"{base}/{request_id}/{path}", data=json.dumps(reply).encode(),
                                      method="POST", headers={"Content-Type": "application/json"})
         urllib.request.urlopen(req).close()
+        dirty = environment_dirty()
+        if dirty:
+            print(f"runtime: exiting, a run's clean-up left: {'; '.join(dirty)}", file=sys.stderr, flush=True)
+            os._exit(3)
 
 
 def _children() -> list[int]:

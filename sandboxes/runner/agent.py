@@ -90,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--run-gid", type=int, default=None)
     p.add_argument("--no-setuid", action="store_true", help="run as our own uid (unprivileged hosts)")
     p.add_argument("--wipe", action="append", default=[], help="dir emptied after every run")
+    p.add_argument("--clear-ipc", action="store_true",
+                   help="this agent owns its IPC namespace: empty it (SysV, POSIX mq) after every run")
     p.add_argument("--spawn", choices=["auto", "shim", "fork"], default="auto",
                    help="start runs via the C spawn shim (fast) or os.fork (no compiler needed)")
     a = p.parse_args(argv)
@@ -98,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     gid = None if a.no_setuid else (a.run_gid if a.run_gid is not None else a.run_uid)
     set_child_subreaper()
     runner = Runner(RunnerConfig(scratch_root=a.scratch_root, uid=uid, gid=gid,
-                                 wipe_dirs=a.wipe, reap_orphans=True, spawn=a.spawn))
+                                 wipe_dirs=a.wipe, reap_orphans=True, spawn=a.spawn,
+                                 clear_ipc=a.clear_ipc))
     if a.stdio:
         serve(_stdio_channel(), runner)
     elif a.fd is not None:

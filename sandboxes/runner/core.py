@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from sandboxes.languages import Language, get_language
 from sandboxes.runner.classify import classify
 from sandboxes.runner.limits import Limits, rlimits_for
-from sandboxes.runner import shim
+from sandboxes.runner import reset, shim
 from sandboxes.runner.process import Identity, Outcome, run_process
 
 MAX_ARTIFACT_BYTES = 256 << 20
@@ -60,6 +60,12 @@ class RunnerConfig:
     # How runs are started: "shim" (posix_spawn of spawn_shim.c, ~1 ms), "fork" (os.fork,
     # ~10 ms on these VMs), "auto" (shim when a C compiler can build it, else fork).
     spawn: str = "auto"
+    # The runner owns its IPC namespace (a slot, a container, a Lambda function): empty it
+    # (SysV shm/msg/sem, POSIX queues) after every run. Never on a shared host namespace.
+    clear_ipc: bool = False
+    # Without a run uid (Lambda): after every run, kill every process of our uid that is
+    # not us or an ancestor (a daemon that left the run's session has nothing else to name it).
+    sweep_own_uid: bool = False
 
 
 def _b64(data: bytes) -> str:
@@ -89,6 +95,7 @@ class Runner:
         if cfg.spawn not in ("auto", "shim", "fork"):
             raise ValueError(f"spawn must be auto, shim or fork, not {cfg.spawn!r}")
         self._preexisting = {d: self._entries(d) for d in cfg.wipe_new_in}
+        self.leftover: list[str] = []  # what the last clean-up could not remove (reset.leftovers)
         self.shim = None
         if cfg.spawn != "fork":
             # Private (0700) dir of ours beside the boxes; runs of another uid cannot touch it.
@@ -98,6 +105,21 @@ class Runner:
 
     # -- requests ---------------------------------------------------------------------
     def compile(self, req: dict) -> dict:
+        self.leftover = []
+        return self._tag_leftover(self._compile(req))
+
+    def run(self, req: dict, fds: list[int] | None = None) -> dict:
+        self.leftover = []
+        return self._tag_leftover(self._run(req, fds))
+
+    def _tag_leftover(self, reply: dict) -> dict:
+        """A reply whose clean-up left something says so: the backend must not reuse this
+        sandbox (the result itself is valid: the run was over before the clean-up)."""
+        if self.leftover:
+            reply["leftover"] = list(self.leftover)
+        return reply
+
+    def _compile(self, req: dict) -> dict:
         lang = self._language(req.get("language"))
         code = req.get("code")
         if not isinstance(code, str):
@@ -130,7 +152,7 @@ class Runner:
         finally:
             self._cleanup(box)
 
-    def run(self, req: dict, fds: list[int] | None = None) -> dict:
+    def _run(self, req: dict, fds: list[int] | None = None) -> dict:
         fds = fds or []
         prog = req.get("program") or {}
         lang = self._language(prog.get("language"))
@@ -312,8 +334,12 @@ class Runner:
     def _cleanup(self, box: str) -> None:
         if self.cfg.uid is not None:
             kill_uid(self.cfg.uid)
+        if self.cfg.sweep_own_uid and self.cfg.uid is None:
+            reset.kill_own_uid_strays()
         if self.cfg.reap_orphans:
             reap_children()
+        if self.cfg.clear_ipc:  # after the kill: an attached, IPC_RMID-marked segment is freed now
+            reset.clear_ipc(self.cfg.uid)
         shutil.rmtree(box, ignore_errors=True)  # never follows symlinks
         for d in self.cfg.wipe_dirs:
             empty_dir(d)
@@ -330,6 +356,21 @@ class Runner:
                         _remove(entry.path)
                 except FileNotFoundError:
                     pass
+        elif self.cfg.sweep_own_uid:
+            # Runs share our uid, so the scratch root is theirs to write too (e.g. a planted
+            # name for the next box): everything but the runner's own entries goes.
+            for entry in os.scandir(self.cfg.scratch_root):
+                if not self._runner_owned(entry.name):
+                    _remove(entry.path)
+        if self.cfg.uid is not None or self.cfg.clear_ipc or self.cfg.sweep_own_uid:
+            self.leftover = reset.leftovers(
+                ipc=self.cfg.clear_ipc, empty_dirs=self.cfg.wipe_dirs,
+                scratch_root=self.cfg.scratch_root, keep_in_scratch=self._runner_owned)
+
+    @staticmethod
+    def _runner_owned(name: str) -> bool:
+        """The runner's own entry of the scratch root: its spawn shim dir (see __init__)."""
+        return name == f".runner-{os.getpid()}"
 
 
 def _remove(path: str) -> None:

@@ -21,7 +21,8 @@ from sandboxes.types import Artifact, Batch, BatchResult, RunSpec, Source
 
 def execute_batch(batch: Batch, resolver, workdir: str, *, run_uid: int | None = None,
                   output_store=None, backend: str = "library", spawn: str = "auto",
-                  wipe_new_in: list[str] | None = None, protect_caller: bool = True) -> BatchResult:
+                  wipe_new_in: list[str] | None = None, protect_caller: bool = True,
+                  own_namespace: bool = False, on_leftover=None) -> BatchResult:
     """Compile and run ``batch`` here; ``resolver.get(link)`` supplies linked blobs.
 
     ``spawn``: "auto" builds the C spawn shim once per process (a few hundred ms on a cold
@@ -32,6 +33,11 @@ def execute_batch(batch: Batch, resolver, workdir: str, *, run_uid: int | None =
     ``protect_caller``: without a run uid, runs share our uid and could read our
     /proc/<pid>/environ (cloud credentials) and memory; PR_SET_DUMPABLE=0 makes those
     files root-only for this process.
+    ``own_namespace``: this process is alone in its machine (a Lambda function): after
+    every run its IPC namespace is emptied and, without a run uid, every other process of
+    our uid but our ancestors is killed (``sandboxes.runner.reset``). Never on a shared host.
+    ``on_leftover(list[str])``: called when a run's clean-up left something behind; the
+    caller must not run anything more in this environment.
     """
     if isinstance(batch, dict):
         batch = Batch.model_validate(batch)
@@ -39,14 +45,18 @@ def execute_batch(batch: Batch, resolver, workdir: str, *, run_uid: int | None =
     if run_uid is None and protect_caller:
         set_not_dumpable()
     runner = Runner(RunnerConfig(scratch_root=workdir, uid=run_uid, gid=run_uid, spawn=spawn,
-                                 wipe_new_in=list(wipe_new_in or [])))
+                                 wipe_new_in=list(wipe_new_in or []), clear_ipc=own_namespace,
+                                 sweep_own_uid=own_namespace and run_uid is None))
     blobs = convert.BlobResolver(resolver)
 
     def call(fn, *args):
         try:
-            return fn(*args)
+            reply = fn(*args)
         except (RequestError, ArtifactMissing) as exc:
             return {"error": str(exc)}
+        if reply.get("leftover") and on_leftover is not None:
+            on_leftover(reply["leftover"])
+        return reply
 
     async def compile_fn(src: Source):
         return convert.compile_result(call(runner.compile, convert.compile_request(src)))

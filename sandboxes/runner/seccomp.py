@@ -48,8 +48,8 @@ def _ins(code: int, jt: int, jf: int, k: int) -> bytes:
     return struct.pack("HBBI", code, jt, jf, k & 0xFFFFFFFF)
 
 
-def build_filter() -> bytes:
-    """The BPF program as bytes (sock_filter array)."""
+def build_filter(no_network_sockets: bool = False) -> bytes:
+    """The BPF program as bytes (sock_filter array); see ``deny_network_sockets``."""
     denied = sorted(DENIED_X86_64.values())
     prog: list[tuple] = [
         (LD_W_ABS, 0, 0, 4),                     # A = arch
@@ -60,6 +60,8 @@ def build_filter() -> bytes:
         (JEQ, "clone", 0, CLONE),
         (JEQ, "enosys", 0, CLONE3),
     ]
+    if no_network_sockets:
+        prog += _socket_rule()
     prog += [(JEQ, "deny", 0, nr) for nr in denied]
     # Every jump goes forward (classic BPF has no backward jumps).
     prog += [("label", "allow"), (RET, 0, 0, RET_ALLOW),
@@ -69,6 +71,8 @@ def build_filter() -> bytes:
              ("label", "deny"), (RET, 0, 0, RET_ERRNO | errno.EPERM),
              ("label", "enosys"), (RET, 0, 0, RET_ERRNO | errno.ENOSYS),
              ("label", "kill"), (RET, 0, 0, RET_KILL_PROCESS)]
+    if no_network_sockets:
+        prog += _socket_rule_tail()
     labels, pos = {}, 0
     for item in prog:
         if item[0] == "label":
@@ -119,3 +123,37 @@ def install() -> None:
     prog = _SockFprog(len(_FILTER) // 8, ctypes.cast(_FILTER_BUF, ctypes.c_void_p))
     if _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP)")
+
+
+# -- Lambda: no network sockets in the run ------------------------------------------------------
+# Why: a Lambda function has no network namespace of its own, so a run keeps the
+# function's network (the internet, unless the deployment's VPC has no route; the metadata
+# and Runtime API endpoints in any case). Where the runner cannot give a run an empty
+# network namespace, ``deny_network_sockets()`` adds this rule: socket() for AF_INET,
+# AF_INET6, AF_PACKET and AF_VSOCK fails with EACCES (what socket(2) documents for a
+# refused family); AF_UNIX and netlink stay (runtimes use them locally). io_uring, which
+# can create sockets too, is denied above; socketpair() has no network families.
+SOCKET = 41
+NETWORK_FAMILIES = {"AF_INET": 2, "AF_INET6": 10, "AF_PACKET": 17, "AF_VSOCK": 40}
+
+
+def _socket_rule() -> list[tuple]:
+    return [(JEQ, "socket", 0, SOCKET)]
+
+
+def _socket_rule_tail() -> list[tuple]:
+    rule: list[tuple] = [("label", "socket"), (LD_W_ABS, 0, 0, 16)]  # low 32 bits of args[0] (domain)
+    rule += [(JEQ, "socket_deny", 0, fam) for fam in sorted(NETWORK_FAMILIES.values())]
+    rule += [(RET, 0, 0, RET_ALLOW),
+             ("label", "socket_deny"), (RET, 0, 0, RET_ERRNO | errno.EACCES)]
+    return rule
+
+
+def deny_network_sockets() -> None:
+    """From now on, every run this process starts (shim or fork) gets the socket rule."""
+    global _FILTER, _FILTER_BUF, _FILTER_HEX
+    if not _FILTER:
+        return
+    _FILTER = build_filter(no_network_sockets=True)
+    _FILTER_BUF = ctypes.create_string_buffer(_FILTER, len(_FILTER))
+    _FILTER_HEX = _FILTER.hex()

@@ -61,7 +61,6 @@ def test_max_len_defaults_to_max_new_tokens():
         (["generation.n_samples=1", "trainer.micro_batch_size_seqs=1"], "at least 2 samples"),
         (["rewards.mode=http"], "verifier_url"),
         (["generation.max_new_tokens=4096"], "max_model_len_tokens"),
-        (["filtering.prefilter_min_rate=0.5", "filtering.prefilter_max_rate=0.5"], "prefilter_min_rate"),
         (["trainer.lr=-1"], "trainer.lr"),
         (["algorithm.name=ppo9"], "algorithm.name"),
         (["trainer.learning_rate=1"], "trainer.learning_rate"),

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from tests.rl_loop.rl_fixtures import REPO, job_env, make_store, need_ml, tiny_sft_model, train_cmd
+from tests.rl_loop.rl_fixtures import PROBLEMS, REPO, job_env, make_store, need_ml, tiny_sft_model, train_cmd
 
 pytestmark = [pytest.mark.slow, pytest.mark.ml, pytest.mark.timeout(900)]
 
@@ -32,9 +32,12 @@ def test_train_three_steps(tmp_path):
 
     rows = read_metrics(run)
     assert [r["step"] for r in rows] == [1, 2, 3]
+    for r in rows[:-1]:
+        assert r["time/weight_export_s"] > 0  # the new version leaves the trainer at once
+    assert any(r["time/weight_load_s"] > 0 for r in rows)  # and reaches the engine when scheduled
     for r in rows:
         assert math.isfinite(r["loss/loss"])
-        assert r["time/weight_sync_s"] > 0
+        assert r["gen_version"] == max(0, r["version"] - 1 - 1)  # max_staleness 1
         assert 0.0 <= r["reward/mean"] <= 1.0
         assert r["loss/num_sequences"] >= 4  # B=2 groups of up to 4 samples
         # trainer vs generator on tokens sampled with the trainer's current weights: after
@@ -57,6 +60,12 @@ def test_train_three_steps(tmp_path):
     assert set(new) == set(old)
     assert any(not (new[k] == old[k]).all() for k in old)
 
-    # every issued prompt is logged, in order
+    # every issued candidate is logged once, in schedule order; each step's first B follow
+    # the seeded sampler's epoch order
+    from rl_loop.rollouts import PromptSampler
+
     prompts = [json.loads(x) for x in (run / "prompts.jsonl").read_text().splitlines()]
-    assert [p["index"] for p in prompts] == list(range(len(prompts)))
+    keys = [(p["step"], p["j"]) for p in prompts]
+    assert keys == sorted(set(keys))
+    sampler = PromptSampler(PROBLEMS, seed=0)
+    assert all(p["problem_id"] == sampler.problem_at(2 * p["step"] + p["j"]) for p in prompts if p["j"] < 2)

@@ -1,6 +1,9 @@
 """Prompt rendering and answer extraction."""
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from problem_store.manifest import FunctionProblem, Limits, MathProblem, StdioProblem, parse_problem
@@ -27,6 +30,8 @@ def function():
 def fake_template(messages):
     """A stand-in chat template: role tags around contents, assistant turn opened."""
     return "".join(f"<|{m['role']}|>{m['content']}<|end|>" for m in messages) + "<|assistant|>"
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_stdio_prompt_has_statement_language_io_and_limits():
@@ -122,3 +127,39 @@ def test_extract_code(completion, language, code, from_block):
 )
 def test_extract_boxed(text, answer):
     assert extract_boxed(text) == answer
+
+
+def test_explicit_problem_ids_cannot_bypass_the_split(tmp_path):
+    """A held-out id named in data.problem_ids of a training run is an error, not a leak."""
+    import subprocess
+    import sys
+
+    from rl_loop.config import DataConfig
+    from rl_loop.rollouts import load_prompts
+
+    src = tmp_path / "set"
+    shutil.copytree(REPO / "samples" / "stdio" / "sum-two", src / "sum-two")
+    heldout = src / "sum-two-heldout"
+    shutil.copytree(src / "sum-two", heldout)
+    yml = (heldout / "problem.yaml").read_text()
+    assert "split: train" in yml and "id: sum-two" in yml
+    (heldout / "problem.yaml").write_text(yml.replace("split: train", "split: heldout")
+                                          .replace("id: sum-two", "id: sum-two-heldout"))
+    store = tmp_path / "store"
+    subprocess.run([sys.executable, "-m", "problem_store.cli", "--store", str(store), "upload", "--no-progress",
+                    str(src)], cwd=REPO, check=True, capture_output=True)
+
+    class Tok:
+        def apply_chat_template(self, messages, tokenize=False, add_generation_prompt=True):
+            return "".join(m["content"] for m in messages)
+
+        def __call__(self, text, add_special_tokens=False):
+            return {"input_ids": [1] * 8}
+
+    ok, _ = load_prompts(DataConfig(store_uri=str(store), problem_ids=["sum-two"]), Tok(), 4096)
+    assert list(ok) == ["sum-two"]
+    with pytest.raises(ValueError, match=f"{heldout.name} is a 'heldout'"):
+        load_prompts(DataConfig(store_uri=str(store), problem_ids=["sum-two", heldout.name]), Tok(), 4096)
+    both, _ = load_prompts(DataConfig(store_uri=str(store), problem_ids=[heldout.name], splits=["heldout"]),
+                           Tok(), 4096)
+    assert list(both) == [heldout.name]

@@ -1,6 +1,8 @@
 """The ``backend`` fixture shared by tests/sandboxes and tests/security.
 
-Params come from env ``SANDBOX_BACKENDS`` (default ``local,docker,lambda``). A backend
+Params come from env ``SANDBOX_BACKENDS`` (default ``local,docker,lambda,lambda-aws``;
+``lambda-aws`` is the Lambda image in one warm non-root execution environment, see
+``lambda_aws.py``). A backend
 that is listed but cannot be built or started makes its tests FAIL (an error), never
 skip: CI runs all three. Each backend is started once per session on a private event
 loop thread and handed to tests as a ``Handle`` with a synchronous ``run(batch)``, so the
@@ -23,7 +25,7 @@ import pytest
 from problem_store.blobs.file import FileBlobStore
 from sandboxes.backends.registry import create_backend
 from sandboxes.types import Batch, BatchResult, Blob, RunLimits, RunResult, RunSpec, Source
-from tests.sandboxes.backend_options import BACKEND_OPTIONS
+from tests.sandboxes.backend_options import BACKEND_FACTORIES, BACKEND_OPTIONS
 
 
 # A secret in the service's own environment, set before any backend starts: the security
@@ -33,7 +35,7 @@ os.environ["OUBLIETTE_TEST_HOST_SECRET"] = HOST_SECRET
 
 
 def backend_names() -> list[str]:
-    raw = os.environ.get("SANDBOX_BACKENDS", "local,docker,lambda")
+    raw = os.environ.get("SANDBOX_BACKENDS", "local,docker,lambda,lambda-aws")
     return [n.strip() for n in raw.split(",") if n.strip()]
 
 
@@ -85,7 +87,11 @@ def get_handle(name: str, request) -> Handle:
             opts = opts(request)
         loop = _LoopThread()
         try:
-            backend = create_backend(name, **{"resolver": store, "output_store": store, **opts})
+            factory = BACKEND_FACTORIES.get(name)
+            if factory is not None:
+                backend = factory(request, resolver=store, output_store=store)
+            else:
+                backend = create_backend(name, **{"resolver": store, "output_store": store, **opts})
             loop.call(backend.start(), 600)
         except BaseException:
             loop.stop()

@@ -21,6 +21,20 @@ def _lambda_options(request) -> dict:
             "stage_store": env.store(), "max_concurrency": 4, "runs_per_invoke": 64}
 
 
+def _lambda_aws(request, **stores):
+    """The Lambda image in one warm, non-root execution environment (tests/sandboxes/lambda_aws.py)."""
+    from tests.sandboxes.lambda_aws import make_backend, start_aws_env
+    env = start_aws_env()
+    request.config.add_cleanup(env.stop)
+    return make_backend(env, **stores)
+
+
+# Backends that are not in sandboxes.backends.registry (test-only setups of a real backend):
+# name -> (request, resolver=, output_store=) -> an unstarted backend.
+BACKEND_FACTORIES: dict = {
+    "lambda-aws": _lambda_aws,
+}
+
 BACKEND_OPTIONS: dict = {
     "local": {},
     # docker: the defaults (pool of CPU-count containers from oubliette-sandbox:<hash>).

@@ -189,3 +189,43 @@ async def test_selftest_runs_every_language_at_start():
     backend = DockerBackend(pool_size=1)
     await backend.start()  # raises SandboxError if any language's A+B fails in the image
     await backend.close()
+
+
+_ROOT_SHM = ("import ctypes\nlibc = ctypes.CDLL(None)\n"
+             "assert libc.shmget(0x0c0ffee, 4096, 0o1000 | 0o600) >= 0\n")
+
+
+async def test_ipc_object_the_cleanup_cannot_remove_destroys_the_container():
+    """The agent's check after a run sees the container's IPC namespace (the host cannot):
+    a segment the run uid cannot remove (here: root's, planted by docker exec) fails it."""
+    backend = DockerBackend(pool_size=1, selftest=False)
+    await backend.start()
+    try:
+        pool = backend.pool
+        slot = pool._idle._queue[0]
+        subprocess.run(["docker", "exec", slot.container_id, "/usr/bin/python3", "-c", _ROOT_SHM], check=True)
+        res = await backend.run_batch(Batch(program=Source(language="python", code="print(1)\n"),
+                                            runs=[RunSpec(id="a")]))
+        assert res.runs[0].status == Status.OK, "the run itself is judged normally"
+        await wait_for(lambda: pool.replaced >= 1)
+        assert "SysV shm" in pool.last_destroy_reason, pool.last_destroy_reason
+        assert slot.name not in {c.name for c in containers(backend)}
+        await wait_for(lambda: pool.idle_count == 1)
+        ok = await backend.run_batch(Batch(program=Source(language="python", code=(
+            "print(open('/proc/sysvipc/shm').read().count('\\n'))\n")), runs=[RunSpec(id="b")]))
+        assert ok.runs[0].stdout == b"1\n", "the replacement's IPC namespace is empty (header only)"
+    finally:
+        await backend.close()
+
+
+async def test_posix_queue_left_in_dev_mqueue_destroys_the_container(be):
+    slot = be.pool._idle._queue[0]
+    # A queue owned by root (planted from the host): the run uid may not remove it.
+    Path(f"/proc/{slot.agent_pid}/root/dev/mqueue/planted").write_text("")
+    res = await be.run_batch(Batch(program=Source(language="python", code="print(1)\n"),
+                                   runs=[RunSpec(id=str(i)) for i in range(2)]))
+    assert all(r.status == Status.OK for r in res.runs)
+    await wait_for(lambda: be.pool.replaced >= 1)
+    assert "POSIX message queues ['planted']" in be.pool.last_destroy_reason, be.pool.last_destroy_reason
+    assert slot.name not in {c.name for c in containers(be)}
+    await wait_for(lambda: be.pool.idle_count == 2)

@@ -199,6 +199,44 @@ async def test_events_carry_links_not_data(fake, s3_stores):
     assert res.runs[1].stdout.startswith(b"2 ")
 
 
+async def test_a_256_kb_source_travels_by_link_not_in_the_event(fake, s3_stores):
+    """Sources over ~100 KB used to be IE (the event went over max_event_bytes); the API
+    accepts 256 KB. The code goes to the store by link like test data, in every invoke."""
+    store, transient = s3_stores
+    filler = "# " + "x" * 98 + "\n"
+    code = filler * (250_000 // len(filler)) + 'print(sum(map(int, input().split())), "\u00e9")\n'
+    assert len(code.encode()) > 250_000
+    batch = Batch(program=Source(language="python", code=code),
+                  runs=[RunSpec(id=f"r{i}", stdin=Blob(data=f"{i} 2\n".encode())) for i in range(3)])
+    async with backend_for(fake.endpoint, resolver=store, output_store=transient, runs_per_invoke=2) as be:
+        res = await be.run_batch(batch)
+    assert res.compile.status == Status.OK, res.compile
+    assert [r.stdout for r in res.runs] == [f"{i + 2} \u00e9\n".encode() for i in range(3)]
+    assert len(fake.requests) == 3, "one compile-only invoke, then two chunks"
+    assert all(len(json.dumps(event)) < 4096 for event in fake.requests)
+    head = fake.requests[0]
+    assert head["source_link"] == "blob://sha256/" + hashlib.sha256(code.encode()).hexdigest()
+    assert head["batch"]["program"]["code"] == "" and store.get(head["source_link"]) == code.encode()
+    assert all("link" in e["batch"]["program"]["blob"] for e in fake.requests[1:]), "the chunks run the artifact"
+
+
+async def test_a_big_source_in_one_chunk_travels_by_link(fake, s3_stores):
+    store, transient = s3_stores
+    code = "# " + "y" * 150_000 + "\nprint(7)\n"
+    async with backend_for(fake.endpoint, resolver=store, output_store=transient) as be:
+        res = await be.run_batch(Batch(program=Source(language="python", code=code), runs=[RunSpec(id="a")]))
+    assert res.runs[0].stdout == b"7\n"
+    assert len(fake.requests) == 1 and fake.requests[0]["source_link"].startswith("blob://sha256/")
+
+
+async def test_a_big_source_without_an_s3_store_is_refused_as_ie(fake):
+    code = "# " + "x" * 200_000 + "\nprint(1)\n"
+    async with backend_for(fake.endpoint) as be:
+        res = await be.run_batch(Batch(program=Source(language="python", code=code), runs=[RunSpec(id="a")]))
+    assert res.runs[0].status == Status.IE and "max_event_bytes" in res.runs[0].message
+    assert fake.requests == []
+
+
 async def test_big_output_comes_back_by_link_and_is_fetched(fake, s3_stores):
     store, _ = s3_stores
     code = "import sys\nsys.stdout.buffer.write(bytes(range(256)) * 8192)\n"  # 2 MiB

@@ -81,3 +81,27 @@ async def test_runs_spread_over_slots_with_distinct_uids():
                                        runs=[RunSpec(id=str(i)) for i in range(6)]))
         uids = {int(r.stdout) for r in res.runs}
         assert uids <= set(be.run_uids) and len(uids) == 2
+
+
+def _agent_pid(slot) -> int:
+    """The agent inside the slot: bwrap's child (it lives in the slot's namespaces)."""
+    with open(f"/proc/{slot.proc.pid}/task/{slot.proc.pid}/children") as f:
+        return int(f.read().split()[0])
+
+
+async def test_a_slot_whose_check_fails_is_replaced():
+    """A SysV segment the run uid cannot remove (root's, planted in the slot's IPC
+    namespace) fails the agent's check after the next run: that slot is replaced."""
+    import subprocess
+    code = "import ctypes\nassert ctypes.CDLL(None).shmget(0x0c0ffee, 4096, 0o1000 | 0o600) >= 0\n"
+    async with LocalBackend(capacity=1, selftest=False) as be:
+        slot = be.slots[0]
+        first = slot.proc.pid
+        subprocess.run(["nsenter", "-t", str(_agent_pid(slot)), "--ipc", "/usr/bin/python3", "-c", code], check=True)
+        res = await be.run_batch(_batch())
+        assert res.runs[0].status == Status.OK and res.runs[0].stdout == b"1\n", "the run is still judged"
+        assert "SysV shm" in slot.last_kill_reason, slot.last_kill_reason
+        again = await be.run_batch(Batch(program=Source(language="python", code=(
+            "print(open('/proc/sysvipc/shm').read().count('\\n'))\n")), runs=[RunSpec(id="a")]))
+        assert again.runs[0].stdout == b"1\n", "the new slot's IPC namespace is empty (header only)"
+        assert slot.proc.pid != first

@@ -198,3 +198,51 @@ sys.stdout.write(repr([r.stdout for r in res.runs]))
     assert out.returncode == 0, out.stderr.decode()
     assert out.stdout.decode() == repr([b"['left', 'old']\ndenied\n"] * 2)
     assert sorted(os.listdir(shared)) == ["old"]
+
+
+_SOCKET_PROBE = r"""
+import json, socket, sys, tempfile
+from sandboxes.runner import execute_batch, seccomp
+from sandboxes.types import Batch, RunSpec, Source
+probe = '''
+import json, socket
+out = {}
+for name, fam, typ in (("inet", 2, socket.SOCK_STREAM), ("inet6", 10, socket.SOCK_DGRAM), ("packet", 17, socket.SOCK_RAW),
+                       ("vsock", 40, socket.SOCK_STREAM), ("unix", 1, socket.SOCK_STREAM), ("pair", 0, 0)):
+    try:
+        (socket.socketpair() if name == "pair" else socket.socket(fam, typ)).__class__
+        out[name] = "ok"
+    except OSError as e:
+        out[name] = e.errno
+print(json.dumps(out))
+'''
+if sys.argv[1] == "deny":
+    seccomp.deny_network_sockets()
+res = {}
+for spawn in ("shim", "fork"):
+    r = execute_batch(Batch(program=Source(language="python", code=probe), runs=[RunSpec(id="a")]),
+                      None, tempfile.mkdtemp(), spawn=spawn)
+    res[spawn] = json.loads(r.runs[0].stdout)
+print(json.dumps(res))
+"""
+
+
+@pytest.mark.parametrize("mode", ["deny", "default"])
+def test_network_socket_rule_is_an_opt_in_addition_to_the_filter(mode):
+    """The Lambda handler's seccomp addition: socket() for AF_INET/AF_INET6/AF_PACKET/AF_VSOCK
+    fails with EACCES in runs started either way; AF_UNIX and socketpair stay. Without it
+    (local, docker: an empty network namespace instead) nothing changes. Run in a child
+    process: the rule is process-wide state."""
+    import errno
+    import json
+    p = subprocess.run([sys.executable, "-c", _SOCKET_PROBE, mode], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}, timeout=120)
+    assert p.returncode == 0, p.stderr
+    res = json.loads(p.stdout.splitlines()[-1])
+    net = "ok" if mode == "default" else errno.EACCES
+    want = {"inet": net, "inet6": net, "packet": net, "vsock": net, "unix": "ok", "pair": "ok"}
+    if mode == "default":  # AF_VSOCK may be missing from the kernel; AF_PACKET needs CAP_NET_RAW
+        for r in res.values():
+            for fam in ("packet", "vsock"):
+                r[fam] = "ok" if r[fam] in ("ok", errno.EAFNOSUPPORT, errno.EPERM) else r[fam]
+    assert res == {"shim": want, "fork": want}

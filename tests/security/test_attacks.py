@@ -175,6 +175,7 @@ print(json.dumps({{'opened': opened, 'found': found}}))
 
 
 def test_cannot_write_outside_scratch(backend, tmp_path):
+    skip_if_not_covered(backend, "write_outside_scratch")
     host_target = tmp_path / "planted"
     targets = ["/usr/planted", "/etc/planted", "/planted", "/tmp/planted", "/var/planted", "/opt/planted",
                "/root/planted", "/home/planted", "/proc/sys/kernel/hostname", str(host_target)]
@@ -257,6 +258,7 @@ def host_process():
 
 
 def test_cannot_signal_or_ptrace_other_processes(backend, host_process):
+    skip_if_not_covered(backend, "signals")
     proc, _ = host_process
     code = f"""
 import ctypes, json, os, signal

@@ -23,6 +23,8 @@ if out == ["FAIL"]:
     print("jury is confused", file=sys.stderr); sys.exit(3)
 if out == ["HALF"]:
     print("points 0.5 half right", file=sys.stderr); sys.exit(7)
+if out[:1] == ["POINTS"]:  # testlib's quitp(x): "points x <message>", exit 7
+    print("points " + out[1] + " as asked", file=sys.stderr); sys.exit(7)
 if not all(t.lstrip('-').isdigit() for t in out):
     print("not numbers", file=sys.stderr); sys.exit(2)
 if sorted(out) != sorted(ans):

@@ -68,3 +68,27 @@ def test_yesno_bad_jury_answer_is_ie():
 def test_messages_name_the_difference():
     out = check_builtin(BuiltinChecker(name="tokens"), b"1 5 3", b"1 2 3")
     assert "2nd" in out.message and "'2'" in out.message and "'5'" in out.message
+
+
+# testlib's stock checkers by name: the cases the review found wrong on the old mapping
+# (the full comparison with the real checkers is test_stock_differential.py).
+@pytest.mark.parametrize("name,out,ans,verdict", [
+    ("ncmp", b"+5", b"5", "PE"), ("ncmp", b"05", b"5", "PE"), ("ncmp", b"-0", b"0", "PE"),
+    ("ncmp", b"5", b"9223372036854775808", "IE"),   # the jury's overflow is FAIL, never AC
+    ("ncmp", b"1 2", b"1 2 3", "WA"), ("ncmp", b"1 2 x", b"1 2", "PE"),
+    ("wcmp", b"a\x0bb", b"a b", "WA"), ("wcmp", b"a\x0cb", b"a\x0cb", "AC"),
+    ("wcmp", b"\xef\xbb\xbfa b", b"a b", "AC"),
+    ("lcmp", b"1  2\n", b"1 2\n", "AC"), ("lcmp", b"1\n2\n", b"1 2\n", "WA"),
+    ("lcmp", b"1 2\nextra\n", b"1 2\n", "PE"),
+    ("fcmp", b"a \n", b"a\n", "WA"), ("fcmp", b"a\r\n", b"a\n", "AC"),
+    ("yesno", b"yes no", b"YES", "PE"), ("yesno", b"no yes", b"YES", "WA"),
+    ("yesno", b"", b"maybe", "PE"), ("yesno", b"yes", b"maybe", "IE"),
+    ("rcmp6", b"1", b"1 2", "PE"), ("rcmp6", b"nan", b"1", "PE"), ("rcmp6", b"1 2 3", b"1 2", "PE"),
+    ("rcmp6", b"1.0000005", b"1", "AC"), ("rcmp6", b"1.00001", b"1", "WA"), ("rcmp6", b"1e", b"1", "AC"),
+    ("rcmp6", b"1", b"nan", "IE"), ("rcmp6", b"1e400", b"1e301", "AC"),
+    ("hcmp", b"123456789012345678901234567890", b"123456789012345678901234567890", "AC"),
+    ("hcmp", b"-0", b"0", "PE"), ("icmp", b"2147483648", b"1", "PE"),
+    ("nyesno", b"YES no", b"yes NO", "AC"), ("nyesno", b"YES", b"yes NO", "WA"),
+])
+def test_stock_checkers_follow_testlib(name, out, ans, verdict):
+    assert v(name, out, ans) == verdict

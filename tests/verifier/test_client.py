@@ -92,3 +92,57 @@ async def test_embedded_with_real_local_backend(blobs):
         assert r.verdict == "AC", r
         r = await c.verify("add-fn", "python", "def add(a, b):\n    return a - b\n")
         assert r.verdict == "WA"
+
+
+async def test_retries_503_store_outage_until_the_store_is_back(blobs, backend):
+    from tests.verifier.test_api_errors import _Down
+
+    down = _Down(blobs)
+    svc = VerifierService(make_config(self_test=False), backend, down)
+    await svc.start()
+    srv = TestServer(create_app(svc, manage_service=False), host="127.0.0.1")
+    await srv.start_server()
+    down.down = True
+    try:
+        async with VerifierClient(url(srv), max_backoff_s=0.2) as c:
+            async def heal():  # the outage ends after the client has been refused at least once
+                while c.retries < 2:
+                    await asyncio.sleep(0.01)
+                down.down = False
+            _, r = await asyncio.gather(heal(), c.verify("sum", "python", SUM_AC))
+            assert r.verdict == "AC" and c.retries >= 2
+    finally:
+        await srv.close()
+        await svc.close()
+
+
+async def test_retry_budget_bounds_a_dead_server():
+    import socket
+    import time
+
+    import aiohttp
+
+    with socket.socket() as s:  # a loopback port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    async with VerifierClient(f"http://127.0.0.1:{port}", max_retries=100, backoff_s=0.05,
+                              max_backoff_s=0.2, retry_budget_s=1.0) as c:
+        t0 = time.monotonic()
+        with pytest.raises(aiohttp.ClientConnectionError):
+            await c.problems()
+        spent = time.monotonic() - t0
+    assert c.retries >= 2  # connection errors are retried ...
+    assert spent < 10  # ... within the budget, not 100 times (loose: a loaded machine is slow)
+
+
+async def test_client_mistakes_are_not_retried_on_any_route(server, blobs):
+    async with VerifierClient(url(server)) as c:
+        for call in (c.execute({"language": "python", "code": "x",
+                                "inputs": [{"name": "a", "input": "blob://sha256/" + "1" * 64}]}),
+                     c.check({"checker": {"type": "custom", "binary": "blob://sha256/" + "1" * 64},
+                              "items": [{"name": "a", "input": "blob://sha256/" + "1" * 64,
+                                         "output": "blob://sha256/" + "1" * 64}]})):
+            with pytest.raises(VerifierError) as ei:
+                await call
+            assert ei.value.status == 404 and "blob://" in ei.value.message
+        assert c.retries == 0

@@ -15,9 +15,16 @@ import pytest
 from problem_store.manifest import FunctionProblem, FunctionTest, Limits
 from problem_store.problems import ProblemStore
 from problem_store.upload import upload
+from tests.verifier.conftest import make_config
 from verifier.models import VerifyRequest
 
 TACO = Path(__file__).resolve().parent.parent / "fixtures" / "problem_formats" / "taco.jsonl"
+
+
+@pytest.fixture
+def config():
+    # These tests read the harness's messages: full feedback on hidden tests too.
+    return make_config(feedback="all")
 
 
 def _add(blobs, pid: str, entry: str, tests: list[str], **kw) -> None:

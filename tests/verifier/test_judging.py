@@ -80,10 +80,38 @@ async def test_custom_checker_exit_codes(service):
     assert r.verdict == "PE"
     # exit 3 (FAIL) is the jury's failure: IE and no reward, never WA.
     r = await service.verify(req("sum-custom", code="print('FAIL')"))
+    assert r.verdict == "IE" and r.reward is None and "jury is confused" not in r.message
+    service.config.feedback = "all"  # a deployment that returns checker text in full
+    r = await service.verify(req("sum-custom", code="print('FAIL')"))
     assert r.verdict == "IE" and r.reward is None and "FAIL" in r.message
-    # exit 7: partial points (0.5 of each test's points).
+    service.config.feedback = "samples"
+    # exit 7: points are absolute (Polygon's convention): 0.5 on each of the tests worth 1..4.
     r = await service.verify(req("sum-custom", code="print('HALF')", reward="points"))
-    assert r.reward == pytest.approx(0.5) and r.verdict == "WA"
+    assert [t.points for t in r.tests] == [0.5] * 4 and [t.max_points for t in r.tests] == [1, 2, 3, 4]
+    assert r.reward == pytest.approx(2.0 / 10) and r.verdict == "WA"
+
+
+async def test_quitp_points_are_absolute(service):
+    # The tests are worth 1, 2, 3 and 4 points; the checker says quitp(3) on each.
+    service.config.feedback = "all"  # to read the IE's reason (hidden tests withhold it)
+    r = await service.verify(req("sum-custom", code="print('POINTS 3')", reward="points"))
+    service.config.feedback = "samples"
+    by_name = {t.name: t for t in r.tests}
+    # 3 on a test worth 3 is every point: AC. On a test worth 4: 3 of 4, WA.
+    assert (by_name["03"].verdict, by_name["03"].points) == ("AC", 3.0)
+    assert (by_name["04"].verdict, by_name["04"].points) == ("WA", 3.0)
+    # 3 on a test worth 1 or 2 is more than the test holds: the jury's inconsistency, IE.
+    assert by_name["01"].verdict == "IE" and "worth 1" in by_name["01"].message
+    assert by_name["02"].verdict == "IE"
+    assert r.verdict == "IE" and r.reward is None
+
+
+async def test_quitp_full_and_zero_points(service):
+    r = await service.verify(req("sum-custom", code="print('POINTS 0')", reward="points"))
+    assert [t.verdict for t in r.tests] == ["WA"] * 4 and r.reward == 0.0
+    r = await service.verify(req("sum-custom", code="print('POINTS 1')", reward="points"))
+    assert [t.verdict for t in r.tests] == ["AC", "WA", "WA", "WA"]
+    assert r.reward == pytest.approx(4 / 10)
 
 
 async def test_function_problem_asserts(service):
@@ -94,7 +122,11 @@ async def test_function_problem_asserts(service):
     re_ = await service.verify(req("add-fn", code="def add(a, b):\n    return a + b + None\n"))
     assert re_.verdict == "RE"
     missing = await service.verify(req("add-fn", code="def plus(a, b):\n    return a + b\n"))
+    assert missing.verdict == "RE" and missing.tests[0].message.startswith("runtime error")
+    service.config.feedback = "all"
+    missing = await service.verify(req("add-fn", code="def plus(a, b):\n    return a + b\n"))
     assert missing.verdict == "RE" and "add" in missing.tests[0].message
+    service.config.feedback = "samples"
     ce = await service.verify(req("add-fn", code="def add(a, b) return\n"))
     assert ce.verdict == "CE" and ce.reward == 0.0
 

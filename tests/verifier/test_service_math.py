@@ -31,6 +31,7 @@ async def test_math_judge_failure_is_ie(service, monkeypatch):
         raise RuntimeError("worker pool died")
 
     monkeypatch.setattr(verifier.math, "judge", broken)
+    service.config.feedback = "all"  # the judge's error text is withheld by default
     r = await service.verify(VerifyRequest(problem_id="half-plus-third", language="math",
                                            code="\\boxed{5/6}"))
     assert r.verdict == "IE" and r.reward is None and "worker pool died" in r.message

@@ -1,10 +1,15 @@
-"""Built-in comparators with testlib's stock checker semantics (wcmp, ncmp, rcmp, lcmp, yesno).
+"""Built-in comparators, run in the verifier process on bytes (no decoding).
 
-They run in the verifier process on bytes (no decoding, so any output is comparable). The
-answer file is the jury's: if *it* is malformed (a non-integer for ``integers``) the result is
-IE (testlib's FAIL), never a verdict on the contestant. Differences from testlib, on purpose:
-``floats`` never treats NaN as equal to anything (testlib accepts NaN == NaN; DMOJ rejects it
-because a program printing "nan" has not computed the answer), and ``unordered`` is ours.
+Two families (the semantics table is in docs/problem-format.md):
+
+- testlib's stock checkers by their own names (``wcmp``, ``ncmp``, ``lcmp``, ``fcmp``, ``yesno``,
+  ``nyesno``, ``icmp``, ``hcmp``, ``rcmp4``/``rcmp6``/``rcmp9``, ``dcmp``): exactly testlib's
+  verdicts (verifier/checkers/stock.py); a Polygon ``std::`` checker maps to these.
+- our own (``exact``, ``lines``, ``tokens``, ``integers``, ``unordered``, ``floats``), for the
+  own format. They are not testlib's and say so where they differ.
+
+The answer file is the jury's: if *it* is malformed the result is IE (testlib's FAIL), never a
+verdict on the contestant.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from problem_store.manifest import BuiltinChecker
+from verifier.checkers import stock
 
 _INT_RE = re.compile(rb"^[+-]?\d+$")
 _FLOAT_RE = re.compile(rb"^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|nan|inf|infinity)$",
@@ -26,7 +32,7 @@ _MAX_SHOWN = 32
 class CheckOutcome:
     verdict: str  # "AC" | "WA" | "PE" | "IE"
     message: str = ""
-    points: float | None = None  # fraction of the test's points, only for custom checkers
+    points: float | None = None  # points a custom checker awarded (testlib quitp: absolute)
 
 
 def _show(token: bytes) -> str:
@@ -146,24 +152,6 @@ def check_floats(output: bytes, answer: bytes, spec: BuiltinChecker) -> CheckOut
     return CheckOutcome("AC", f"{len(ans)} numbers")
 
 
-def check_yesno(output: bytes, answer: bytes, spec: BuiltinChecker) -> CheckOutcome:
-    ans = answer.split()
-    if len(ans) != 1 or ans[0].upper() not in (b"YES", b"NO"):
-        return CheckOutcome("IE", "jury answer: expected exactly one YES or NO")
-    out = output.split()
-    if not out:
-        return CheckOutcome("PE", "YES or NO expected, but the output is empty")
-    if out[0].upper() not in (b"YES", b"NO"):
-        return CheckOutcome("PE", f"YES or NO expected, but '{_show(out[0])}' found")
-    if len(out) > 1:
-        # testlib turns extra output after an OK into _dirt, reported as PE.
-        return CheckOutcome("PE", "extra information in the output file")
-    if out[0].upper() != ans[0].upper():
-        return CheckOutcome("WA", f"expected {ans[0].upper().decode()}, "
-                                  f"found {out[0].upper().decode()}")
-    return CheckOutcome("AC", ans[0].upper().decode())
-
-
 _CHECKERS = {
     "exact": check_exact,
     "lines": check_lines,
@@ -171,10 +159,12 @@ _CHECKERS = {
     "integers": check_integers,
     "unordered": check_unordered,
     "floats": check_floats,
-    "yesno": check_yesno,
 }
 
 
 def check_builtin(spec: BuiltinChecker, output: bytes, answer: bytes) -> CheckOutcome:
-    """Judge one output against the jury answer with the named stock comparator."""
+    """Judge one output against the jury answer with the named comparator."""
+    if spec.name in stock.STOCK:
+        verdict, message = stock.judge(spec.name, output, answer)
+        return CheckOutcome(verdict, message)
     return _CHECKERS[spec.name](output, answer, spec)

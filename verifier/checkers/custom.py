@@ -1,6 +1,7 @@
 """Custom testlib-style checker binaries, run in the sandbox as ``checker input output answer``.
 
-Exit codes follow testlib: 0 OK, 1 WA, 2 PE, 3 FAIL, 7 points. FAIL means the checker (the
+Exit codes follow testlib: 0 OK, 1 WA, 2 PE, 3 FAIL, 7 points (absolute: ``quitp(3)`` on a
+test worth 10 earns 3 of 10, see verdicts.fill_points). FAIL means the checker (the
 jury's code) found something impossible: that is an internal error, never WA (DMOJ's
 contrib/testlib.py makes the same call). A checker that crashes, times out or exits with any
 other code is also IE: we could not judge, so we say so.
@@ -16,7 +17,9 @@ from verifier.checkers.builtin import CheckOutcome
 
 CHECKER_LIMITS = RunLimits(cpu_time_s=10.0, wall_time_s=20.0, memory_mb=512,
                            output_bytes=64 << 10, max_processes=4)
-_POINTS_RE = re.compile(r"(?:points\s+)?([+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)")
+# testlib's quitp writes "points <value> <message>" to stderr (the value alone first, in
+# older versions or hand-written checkers); only the start of the text counts.
+_POINTS_RE = re.compile(r"\s*(?:points\s+)?([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)(?!\S)")
 
 
 @dataclass(frozen=True)
@@ -47,8 +50,8 @@ def _message(run: RunResult) -> str:
 
 
 def parse_points(text: str) -> float | None:
-    """testlib's quitp writes 'points <value> <message>' (or the bare value first)."""
-    m = _POINTS_RE.search(text)
+    """The points a checker awarded, from its 'points <value> <message>' text."""
+    m = _POINTS_RE.match(text)
     return float(m.group(1)) if m else None
 
 
@@ -71,5 +74,7 @@ def outcome_of(run: RunResult) -> CheckOutcome:
         pts = parse_points(msg)
         if pts is None:
             return CheckOutcome("IE", f"checker exited 7 (points) without a score: {msg}")
-        return CheckOutcome("AC" if pts >= 1.0 else "WA", msg, points=max(0.0, min(1.0, pts)))
+        # Absolute points, as on Polygon; fill_points compares them with the test's worth
+        # and settles the verdict (AC only with every point earned).
+        return CheckOutcome("AC", msg, points=pts)
     return CheckOutcome("IE", f"checker exited with unexpected code {code}: {msg}")

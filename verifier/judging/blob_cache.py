@@ -14,8 +14,9 @@ from problem_store.blobs.base import BlobStore
 
 
 class BlobCache:
-    def __init__(self, blobs: BlobStore, max_bytes: int = 64 << 20):
+    def __init__(self, blobs: BlobStore, max_bytes: int = 64 << 20, run=None):
         self.blobs = blobs
+        self.run = run or asyncio.to_thread  # the service passes its store work class
         self.max_bytes = max_bytes
         self._entries: OrderedDict[str, bytes] = OrderedDict()
         self._bytes = 0
@@ -25,7 +26,7 @@ class BlobCache:
         if data is not None:
             self._entries.move_to_end(link)
             return data
-        data = await asyncio.to_thread(self.blobs.get, link)
+        data = await self.run(self.blobs.get, link)
         if len(data) <= self.max_bytes // 8:
             self._entries[link] = data
             self._bytes += len(data)

@@ -16,10 +16,12 @@ from verifier.models import CompileInfo, VerifyOptions, VerifyResponse
 
 
 class Judge:
-    def __init__(self, stdio: StdioJudge, function: FunctionJudge, math_timeout_s: float):
+    def __init__(self, stdio: StdioJudge, function: FunctionJudge, math_timeout_s: float,
+                 math_run=None):
         self.stdio = stdio
         self.function = function
         self.math_timeout_s = math_timeout_s
+        self.math_run = math_run  # the service's math work class (None: a default thread)
 
     async def judge(self, problem, language: str, code: str, tests: list,
                     options: VerifyOptions) -> VerifyResponse:
@@ -33,7 +35,8 @@ class Judge:
             compile_info, verdicts = await self.function.judge(
                 problem, tests, code, options.stop_on_first_failure)
         elif isinstance(problem, MathProblem):
-            math = await judge_math(problem.answer, code, self.math_timeout_s)
+            math = await judge_math(problem.answer, code, self.math_timeout_s,
+                                    run=self.math_run)
             verdicts = [math_test_verdict(math)]
         else:  # pragma: no cover - the manifest union is closed
             raise TypeError(f"unknown problem kind {type(problem).__name__}")

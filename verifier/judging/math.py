@@ -32,11 +32,13 @@ def _s(x) -> str | None:
 
 
 async def judge_math(gold: str, prediction: str, timeout_s: float,
-                     extract: bool = True) -> MathVerifyResponse:
+                     extract: bool = True, run=None) -> MathVerifyResponse:
+    """``run``: how to call the blocking judge off the loop (the service's math work class)."""
+    run = run or asyncio.to_thread
     try:
         # The outer wait is a backstop in case the judge's own timeout does not fire.
         return await asyncio.wait_for(
-            asyncio.to_thread(_judge_sync, gold, prediction, timeout_s, extract),
+            run(_judge_sync, gold, prediction, timeout_s, extract),
             timeout=timeout_s + 5.0)
     except asyncio.TimeoutError:
         return MathVerifyResponse(equivalent=None, reason="judge timed out", timed_out=True,

@@ -31,10 +31,14 @@ def run_limits(limits: Limits) -> RunLimits:
 
 
 class StdioJudge:
-    def __init__(self, executor: Executor, blobs: BlobCache, transient=None):
+    def __init__(self, executor: Executor, blobs: BlobCache, transient=None, *,
+                 store_run=None, check_run=None):
         self.executor = executor
         self.blobs = blobs
         self.transient = transient
+        # Off-loop calls go to the service's work classes (store I/O, in-process checks).
+        self.store_run = store_run or asyncio.to_thread
+        self.check_run = check_run or asyncio.to_thread
 
     async def judge(self, problem: StdioProblem, tests: list[TestCase], language: str, code: str,
                     stop_first: bool) -> tuple[CompileInfo, list[TestVerdict]]:
@@ -79,7 +83,7 @@ class StdioJudge:
         if run.stdout is not None:
             return run.stdout
         if run.stdout_link and self.transient is not None:
-            data = await asyncio.to_thread(self.transient.get, run.stdout_link)
+            data = await self.store_run(self.transient.get, run.stdout_link)
             if data is None:
                 raise LookupError(f"output {run.stdout_link} expired from the transient store")
             return data
@@ -104,7 +108,7 @@ class StdioJudge:
                     continue
                 if len(output) + len(answer) > _INLINE_CHECK_BYTES:
                     # Big outputs: compare off the event loop so other requests keep flowing.
-                    results.append(await asyncio.to_thread(check_builtin, checker, output, answer))
+                    results.append(await self.check_run(check_builtin, checker, output, answer))
                 else:
                     results.append(check_builtin(checker, output, answer))
             return results

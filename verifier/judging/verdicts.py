@@ -68,10 +68,31 @@ def reward(rule: RewardRule, tests: list[TestVerdict], overall: Verdict) -> floa
     return earned / total if total > 0 else 0.0
 
 
-def fill_points(test: TestVerdict, max_points: float | None, fraction: float | None) -> None:
-    """Set earned points: full on AC, a checker's partial fraction, else 0."""
+def fill_points(test: TestVerdict, max_points: float | None, awarded: float | None) -> None:
+    """Set earned points: all of them on AC, 0 on any other verdict, or a checker's award.
+
+    A checker's points (testlib ``quitp``) are absolute, as on Polygon: ``quitp(3)`` on a test
+    worth 10 earns 3, and a test without declared points is worth 1. With points awarded the
+    verdict is AC only when every point was earned, else WA. An award outside [0, worth] is
+    the jury's inconsistency, so IE (never a silent cap that would hide it).
+    """
     test.max_points = max_points if max_points is not None else 1.0
-    if fraction is not None:
-        test.points = test.max_points * fraction
-    else:
+    if awarded is None:
         test.points = test.max_points if test.verdict == Verdict.AC else 0.0
+        return
+    if test.verdict != Verdict.AC:
+        test.points = 0.0
+        return
+    if not 0.0 <= awarded <= test.max_points + _POINTS_SLACK:
+        test.verdict = Verdict.IE
+        test.message = (f"checker awarded {awarded:g} points on a test worth {test.max_points:g}: "
+                        f"{test.message}")[:1000]
+        test.points = 0.0
+        return
+    test.points = min(awarded, test.max_points)
+    if test.points < test.max_points - _POINTS_SLACK:
+        test.verdict = Verdict.WA
+
+
+# testlib prints points with 10 decimals; a checker computing 10 * (7/7) may print 9.9999999999.
+_POINTS_SLACK = 1e-6

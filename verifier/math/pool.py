@@ -33,13 +33,22 @@ class WorkerFailed(Exception):
 
 
 class _Worker:
-    def __init__(self, memory_mb: int):
+    def __init__(self, memory_mb: int, nice: int = 0, idle: bool = False):
         env = dict(os.environ)
         env["PYTHONPATH"] = _REPO_ROOT + os.pathsep + env.get("PYTHONPATH", "")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "verifier.math.worker", "--memory-mb", str(memory_mb)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True,
         )
+        # Below the service's priority, so an answer that runs to its timeout takes CPU from
+        # request handling and sandbox runs as little as possible (SCHED_IDLE: only spare CPU).
+        try:
+            if nice > 0:
+                os.setpriority(os.PRIO_PROCESS, self.proc.pid, nice)
+            if idle:
+                os.sched_setscheduler(self.proc.pid, os.SCHED_IDLE, os.sched_param(0))
+        except OSError:
+            pass
         self._buf = b""
         self.ready = False
 
@@ -95,10 +104,11 @@ class WorkerPool:
     """``size`` workers, started lazily; ``call`` blocks while all are busy."""
 
     def __init__(self, size: int = 2, memory_mb: int = 1024, start_timeout_s: float = 60.0,
-                 acquire_timeout_s: float = 300.0):
+                 acquire_timeout_s: float = 300.0, nice: int = 0, idle: bool = False):
         if size < 1:
             raise ValueError(f"pool size must be >= 1, got {size}")
         self.memory_mb = memory_mb
+        self.nice, self.idle = nice, idle
         self.start_timeout_s = start_timeout_s
         self.acquire_timeout_s = acquire_timeout_s
         # FIFO: a replacement that is still importing sympy goes to the back of the line
@@ -114,7 +124,7 @@ class WorkerPool:
         with self._lock:
             if self._closed:
                 raise WorkerFailed("pool is shut down")
-            w = _Worker(self.memory_mb)
+            w = _Worker(self.memory_mb, self.nice, self.idle)
             self._workers.add(w)
             return w
 
