@@ -77,6 +77,8 @@ def export_problem(store: ProblemStore, problem_id: str, dest: Path) -> Path:
     elif isinstance(p, FunctionProblem):
         meta.update(entry_point=p.entry_point, harness=p.harness, language=p.language,
                     limits=p.limits.model_dump())
+        if p.entry_class:
+            meta["entry_class"] = p.entry_class
         if p.prompt:
             (d / "prompt.py").write_text(p.prompt)
             meta["prompt"] = "prompt.py"

@@ -161,12 +161,16 @@ class FunctionProblem(_ProblemBase):
 
     harness ``humaneval``: each test defines ``check(candidate)``, called with the entry point.
     harness ``asserts``: each test is bare assert statements naming the function directly.
+    ``entry_class`` (LeetCode-style ``class Solution``): the entry point is a method of that
+    class, called on one instance per test; test code names the method (or the class).
     """
 
     kind: Literal["function"] = "function"
     language: Literal["python"] = "python"
     prompt: str = Field("", description="Code prompt (signature + docstring) given to the model.")
     entry_point: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    entry_class: str | None = Field(None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+                                    description="Class whose method is the entry point (e.g. Solution).")
     harness: Literal["humaneval", "asserts"] = "asserts"
     setup_code: str = Field("", description="Code run before the tests (imports, helpers).")
     limits: Limits = Limits(time_limit_s=5.0)

@@ -177,9 +177,13 @@ def _taco(rec: dict, path: Path, lineno: int) -> Draft:
     if not isinstance(fn, str) or not fn.isidentifier():
         raise ImportFailure(f"fn_name {fn!r} is not a Python identifier", path, lineno)
     starter = str(rec.get("starter_code") or "")
-    call = f"Solution().{fn}" if "class Solution" in starter else fn
+    # LeetCode-style starter code: the entry point is a method, called on a Solution().
+    method = "class Solution" in starter
+    call = f"Solution().{fn}" if method else fn
     fields.update(kind="function", entry_point=fn, harness="asserts", setup_code=_TACO_SETUP,
                   prompt=question + ("\n\n" + starter if starter else ""))
+    if method:
+        fields["entry_class"] = "Solution"
     tests = []
     for i, (args, expected) in enumerate(zip(ins, outs), start=1):
         if not isinstance(args, list):

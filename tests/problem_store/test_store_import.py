@@ -82,6 +82,7 @@ def test_jsonl_field_mapping(problems):
     assert t1.limits.time_limit_s == 1.0 and problems.blobs.get(t1.tests[1].answer) == b"100\n"
     t3 = problems.get("taco-3")
     assert t3.entry_point == "total" and b"Solution().total" in problems.blobs.get(t3.tests[0].code)
+    assert t3.entry_class == "Solution" and problems.get("taco-2").entry_class is None
     he = problems.get("HumanEval-0")
     assert he.harness == "humaneval" and he.entry_point == "add" and he.title == "HumanEval/0"
     mb = problems.get("mbpp-12")

@@ -1,100 +1,89 @@
-"""Judge a function-call problem: the candidate and the problem's assertions run together.
+"""Judge a function-call problem: the jury's tests and the candidate run in two processes.
 
-A fixed harness program (compiled once, cached forever) runs in the sandbox for every test;
-the candidate's code, the setup code and the test code arrive as files. The harness tells
-apart, by exit code: a failed assertion (WA), any other exception (RE), a candidate that does
-not parse (CE), and broken jury code (IE). It ends by printing a per-request random marker
-read from a file it deletes before running the candidate, so a candidate that exits early
-with status 0 is a runtime error, not an accept.
+Each test is one sandbox run of a fixed harness program (``boundary/``, compiled once and
+cached). The harness holds the test code (it arrives on stdin, never as a file), makes
+itself non-dumpable, starts the candidate's code in a freshly exec'd interpreter and calls
+it through two pipes, with arguments and return values encoded as plain data
+(``boundary/codec.py``). The harness alone compares and writes the verdict, as one codec
+record on its own stdout, which the candidate never holds; the candidate's prints go to
+the run's stderr. A harness that ends any other way (killed by the candidate, out of
+time) is never an accept.
 """
 
 from __future__ import annotations
 
-import secrets
-
-from problem_store.manifest import FunctionProblem, FunctionTest
-from sandboxes.types import Blob, RunResult, RunSpec, Status
+from problem_store.manifest import FunctionProblem, FunctionTest, Limits
+from sandboxes.types import Blob, RunLimits, RunResult, RunSpec
+from verifier.judging.boundary.codec import CodecError, decode
+from verifier.judging.boundary.programs import HARNESS_SOURCE
 from verifier.judging.execution import Executor
 from verifier.judging.stdio import run_limits
 from verifier.judging.verdicts import fill_points, run_failure_verdict, run_message
 from verifier.models import CompileInfo, TestVerdict, Verdict
 
-EXIT_WA, EXIT_RE, EXIT_CE, EXIT_JURY = 101, 102, 103, 104
+# The harness's exit status: 0 with an AC record, 100 with any other record. A non-zero
+# status on failure keeps the runner's stop-on-first-failure working.
+EXIT_AC, EXIT_VERDICT = 0, 100
+HARNESS = HARNESS_SOURCE
+_VERDICTS = {v.value: v for v in (Verdict.AC, Verdict.WA, Verdict.RE, Verdict.TLE, Verdict.MLE,
+                                  Verdict.CE, Verdict.IE)}
 
-HARNESS = r'''
-import os, sys, traceback
 
-def _tail(limit=1500):
-    return "".join(traceback.format_exc())[-limit:]
-
-def _quit(code, text):
-    sys.stdout.flush()
-    sys.stderr.write(text + "\n")
-    sys.stderr.flush()
-    os._exit(code)
-
-def _read(name):
-    with open(name, encoding="utf-8") as fh:
-        return fh.read()
-
-def _main():
-    entry, kind = sys.argv[1], sys.argv[2]
-    marker = _read("marker.txt").strip()
-    os.remove("marker.txt")
-    setup, cand, tests = _read("setup_code.py"), _read("candidate.py"), _read("test_code.py")
-    sys.argv[:] = ["candidate.py"]
+def _record(run: RunResult) -> tuple[Verdict, str, float, int] | None:
+    """The harness's verdict record, if it ended normally and wrote a well-formed one."""
+    if run.signal is not None or run.exit_code not in (EXIT_AC, EXIT_VERDICT):
+        return None
     try:
-        setup_code = compile(setup, "setup_code.py", "exec")
-        test_code = compile(tests, "test_code.py", "exec")
-    except BaseException:
-        _quit(%(jury)d, "jury code does not compile:\n" + _tail())
-    try:
-        cand_code = compile(cand, "candidate.py", "exec")
-    except BaseException:
-        _quit(%(ce)d, "candidate does not compile:\n" + _tail())
-    ns = {"__name__": "__main__", "__builtins__": __builtins__}
-    try:
-        exec(setup_code, ns)
-    except BaseException:
-        _quit(%(jury)d, "setup code failed:\n" + _tail())
-    try:
-        exec(cand_code, ns)
-    except BaseException:
-        _quit(%(re)d, "candidate raised while loading:\n" + _tail())
-    if entry not in ns:
-        _quit(%(re)d, "candidate does not define %%r" %% entry)
-    try:
-        exec(test_code, ns)
-        if kind == "humaneval":
-            ns["check"](ns[entry])
-    except AssertionError:
-        _quit(%(wa)d, "assertion failed:\n" + _tail())
-    except BaseException:
-        _quit(%(re)d, "exception while testing:\n" + _tail())
-    sys.stdout.write("\n" + marker + "\n")
-    sys.stdout.flush()
-    os._exit(0)
-
-_main()
-''' % {"wa": EXIT_WA, "re": EXIT_RE, "ce": EXIT_CE, "jury": EXIT_JURY}
+        rec = decode(run.stdout or b"")
+    except CodecError:
+        return None
+    if (type(rec) is not tuple or len(rec) != 4 or rec[0] not in _VERDICTS
+            or type(rec[1]) is not str or type(rec[2]) is not float or type(rec[3]) is not int):
+        return None
+    verdict = _VERDICTS[rec[0]]
+    if (verdict == Verdict.AC) != (run.exit_code == EXIT_AC):
+        return None
+    return verdict, rec[1], rec[2], rec[3]
 
 
-def _verdict(run: RunResult, marker: str) -> tuple[Verdict, str]:
-    err = (run.stderr or b"").decode("utf-8", "replace").strip()[-1500:]
+def _verdict(run: RunResult) -> tuple[Verdict, str, float, int]:
+    """(verdict, message, CPU seconds, peak memory KiB) of one test's run."""
     if run.skipped:
-        return Verdict.SKIPPED, "skipped after a failure"
-    if run.status == Status.RE and run.signal is None:
-        mapped = {EXIT_WA: Verdict.WA, EXIT_RE: Verdict.RE, EXIT_CE: Verdict.CE,
-                  EXIT_JURY: Verdict.IE}.get(run.exit_code)
-        if mapped is not None:
-            return mapped, err
+        return Verdict.SKIPPED, "skipped after a failure", 0.0, 0
+    rec = _record(run)
     failure = run_failure_verdict(run)
-    if failure is not None:
-        return failure, run_message(run) + (f": {err[-500:]}" if err else "")
-    lines = (run.stdout or b"").decode("utf-8", "replace").rstrip("\n").rsplit("\n", 1)
-    if not lines or lines[-1] != marker:
-        return Verdict.RE, "the program exited before its tests finished"
-    return Verdict.AC, ""
+    if rec is not None:
+        verdict, message, cpu_s, mem_kb = rec
+        if verdict == Verdict.AC and failure is not None:
+            # Tests passed, but the run as a whole broke a limit (the harness's own budget).
+            return failure, run_message(run), run.cpu_time_s, run.memory_kb
+        return verdict, message, cpu_s, mem_kb
+    err = (run.stderr or b"").decode("utf-8", "replace").strip()[-500:]
+    if failure in (Verdict.TLE, Verdict.OLE, Verdict.IE):
+        return failure, run_message(run), run.cpu_time_s, run.memory_kb
+    if run.signal is not None:
+        # The candidate runs as the same uid and may signal the harness: that ends the test
+        # without a verdict, which is never an accept. (The runner would read an unexplained
+        # SIGKILL as a memory kill; the harness's memory is ours, so it is not that.)
+        return (Verdict.RE, f"the judging harness was killed by signal {run.signal}",
+                run.cpu_time_s, run.memory_kb)
+    if failure == Verdict.MLE:
+        return failure, run_message(run), run.cpu_time_s, run.memory_kb
+    return Verdict.IE, (f"the function harness ended without a verdict ({run_message(run)})"
+                        + (f": {err}" if err else "")), run.cpu_time_s, run.memory_kb
+
+
+def harness_limits(limits: Limits) -> RunLimits:
+    """The run's limits: the harness enforces the problem's CPU limit on the candidate's
+    process alone; the run as a whole (harness, jury code, candidate) gets twice that plus a
+    second, so judging work is never charged to the candidate."""
+    base = run_limits(limits)
+    cpu = 2 * limits.time_limit_s + 1
+    # Wall time only catches a blocked or stopped run (the harness enforces CPU time); a
+    # test with hundreds of calls on a large argument takes several seconds of wall time on
+    # a loaded machine, so leave room.
+    return base.model_copy(update={"cpu_time_s": cpu,
+                                   "wall_time_s": min(900.0, max(base.wall_time_s, 3 * cpu))})
 
 
 class FunctionJudge:
@@ -103,13 +92,15 @@ class FunctionJudge:
 
     async def judge(self, problem: FunctionProblem, tests: list[FunctionTest], code: str,
                     stop_first: bool) -> tuple[CompileInfo, list[TestVerdict]]:
-        marker = "__tests_done_" + secrets.token_hex(16)
-        limits = run_limits(problem.limits)
+        limits = harness_limits(problem.limits)
         common = {"candidate.py": Blob(data=code.encode("utf-8", "surrogatepass")),
-                  "setup_code.py": Blob(data=problem.setup_code.encode()),
-                  "marker.txt": Blob(data=marker.encode())}
-        specs = [RunSpec(id=t.name, args=[problem.entry_point, problem.harness], limits=limits,
-                         files={**common, "test_code.py": Blob(link=t.code)}) for t in tests]
+                  "setup_code.py": Blob(data=problem.setup_code.encode("utf-8", "surrogatepass"))}
+        if problem.harness == "humaneval" and problem.prompt:
+            common["prompt.py"] = Blob(data=problem.prompt.encode("utf-8", "surrogatepass"))
+        args = [problem.entry_point, problem.entry_class or "-", problem.harness,
+                repr(float(problem.limits.time_limit_s))]
+        specs = [RunSpec(id=t.name, args=args, limits=limits, files=dict(common),
+                         stdin=Blob(link=t.code)) for t in tests]
         out = await self.executor.run("python", HARNESS, specs, stop_on_failure=stop_first)
         if out.internal_error or out.compile_failed:
             # The harness is ours: failing to compile it is an internal error.
@@ -118,12 +109,12 @@ class FunctionJudge:
         verdicts = []
         failed = False
         for t, run in zip(tests, out.runs):
-            verdict, message = _verdict(run, marker)
+            verdict, message, cpu_s, mem_kb = _verdict(run)
             if failed and verdict != Verdict.IE:
                 verdict, message = Verdict.SKIPPED, "skipped after a failure"
             tv = TestVerdict(name=t.name, verdict=verdict, message=message,
-                             time_s=round(run.cpu_time_s, 4), wall_time_s=round(run.wall_time_s, 4),
-                             memory_kb=run.memory_kb)
+                             time_s=round(cpu_s, 4), wall_time_s=round(run.wall_time_s, 4),
+                             memory_kb=mem_kb)
             fill_points(tv, None, None)
             verdicts.append(tv)
             if stop_first and verdict not in (Verdict.AC, Verdict.SKIPPED):

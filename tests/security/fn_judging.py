@@ -1,0 +1,68 @@
+"""Function-call judging on a real backend, for the reward-hack suite.
+
+``FnJudging(backend)`` judges a submission against small real function problems through
+the verifier's own ``FunctionJudge`` on that backend. The ``secret`` problems can only be
+passed by returning a random token that exists nowhere but in the stored test code, so an
+accept proves the candidate reached the jury's side; ``add`` checks the backend still
+judges an honest answer.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from problem_store.importers.code_jsonl import _TACO_SETUP
+from problem_store.manifest import FunctionProblem, FunctionTest, Limits
+from verifier.judging.compile_cache import CompileCache
+from verifier.judging.execution import Executor
+from verifier.judging.function import FunctionJudge
+from verifier.models import Verdict
+
+SECRET = "fnsecret-" + secrets.token_hex(12)
+# An honest answer for every secret problem (it knows the token: nothing else can).
+SECRET_AC = f"def answer():\n    return {SECRET!r}\n"
+ADD_AC = "def add(a, b):\n    return a + b\n"
+
+
+class FnJudging:
+    def __init__(self, handle):
+        self.handle = handle
+        self.judge = FunctionJudge(Executor(handle.backend, CompileCache(8)))
+        put = lambda text: handle.store.put(text.encode())[0]  # noqa: E731
+        lim = Limits(time_limit_s=1.0, memory_mb=256)
+        self.problems = {
+            "secret-asserts": FunctionProblem(
+                id="secret-asserts", entry_point="answer", harness="asserts", limits=lim,
+                tests=(FunctionTest(name="t1", code=put(f"assert answer() == {SECRET!r}\n")),)),
+            "secret-humaneval": FunctionProblem(
+                id="secret-humaneval", entry_point="answer", harness="humaneval", limits=lim,
+                prompt="def answer():\n    \"\"\"Return the token.\"\"\"\n",
+                tests=(FunctionTest(name="check", code=put(
+                    f"def check(candidate):\n    assert candidate() == {SECRET!r}\n")),)),
+            "secret-taco": FunctionProblem(
+                id="secret-taco", entry_point="answer", entry_class="Solution", harness="asserts",
+                setup_code=_TACO_SETUP, limits=lim,
+                tests=(FunctionTest(name="01", code=put(
+                    f"_got = answer()\nassert _taco_matches(_got, {SECRET!r}), 'wrong'\n")),)),
+            "add": FunctionProblem(
+                id="add", entry_point="add", harness="asserts", limits=lim,
+                tests=(FunctionTest(name="t1", code=put("assert add(2, 3) == 5\nassert add(-1, 1) == 0\n")),
+                       FunctionTest(name="t2", code=put("assert add(10**20, 1) == 10**20 + 1\n")))),
+        }
+
+    def run(self, problem: str, code: str, timeout: float = 120):
+        p = self.problems[problem]
+        coro = self.judge.judge(p, list(p.tests), code, stop_first=False)
+        _compile, verdicts = self.handle._loop.call(coro, timeout)
+        return verdicts
+
+    def overall(self, problem: str, code: str) -> tuple[Verdict, list]:
+        verdicts = self.run(problem, code)
+        bad = [v for v in verdicts if v.verdict != Verdict.AC]
+        return (bad[0].verdict if bad else Verdict.AC), verdicts
+
+    def assert_healthy(self) -> None:
+        """After an attack: honest answers to a secret problem and to add are still AC."""
+        for problem, code in (("secret-asserts", SECRET_AC), ("add", ADD_AC)):
+            verdict, verdicts = self.overall(problem, code)
+            assert verdict == Verdict.AC, f"{self.handle.name}: honest {problem} not AC: {verdicts}"
