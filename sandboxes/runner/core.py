@@ -391,7 +391,7 @@ class Runner:
         if self.cfg.sweep_own_uid and self.cfg.uid is None:
             reset.kill_own_uid_strays()
         if self.cfg.reap_orphans:
-            reap_children()
+            reset.reap_children()
         if self.cfg.clear_ipc:  # after the kill: an attached, IPC_RMID-marked segment is freed now
             reset.clear_ipc(self.cfg.uid)
         shutil.rmtree(box, ignore_errors=True)  # never follows symlinks
@@ -488,17 +488,8 @@ def kill_uid(uid: int, timeout_s: float = 10.0) -> None:
             finally:
                 os._exit(0)
         os.waitpid(pid, 0)
-        reap_children()
+        reset.reap_children()
         time.sleep(pause)
         pause = min(pause * 2, 0.05)
 
 
-def reap_children() -> None:
-    """Collect zombies re-parented to us (we are the subreaper in agent mode)."""
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return

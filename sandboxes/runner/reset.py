@@ -155,12 +155,13 @@ def kill_own_uid_strays(timeout_s: float = 10.0) -> None:
                     kill(pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
-        _reap()
+        reap_children()
         time.sleep(pause)
         pause = min(pause * 2, 0.05)
 
 
-def _reap() -> None:
+def reap_children() -> None:
+    """Collect zombies re-parented to us (the agent is a subreaper)."""
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
