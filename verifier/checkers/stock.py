@@ -46,19 +46,15 @@ def wcmp(ouf: Reader, ans: Reader) -> str:
     raise Quit("WA", "Unexpected EOF in the participants output")
 
 
-def ncmp(ouf: Reader, ans: Reader) -> str:
-    n = 0
-    while not ans.seek_eof() and not ouf.seek_eof():
-        n += 1
-        j, p = ans.read_long(), ouf.read_long()
-        if j != p:
-            raise Quit("WA", f"{n}{_ending(n)} numbers differ - expected: '{j}', found: '{p}'")
+def _same_length(ouf: Reader, ans: Reader, n: int, read) -> None:
+    """After n equal items: both sides must end here (testlib reads and counts each side's
+    remaining items with the same reader, so a malformed extra item is reported as such)."""
     extra_ans = extra_ouf = 0
     while not ans.seek_eof():
-        ans.read_long()
+        read(ans)
         extra_ans += 1
     while not ouf.seek_eof():
-        ouf.read_long()
+        read(ouf)
         extra_ouf += 1
     if extra_ans:
         raise Quit("WA", f"Answer contains longer sequence [length = {n + extra_ans}], "
@@ -66,6 +62,16 @@ def ncmp(ouf: Reader, ans: Reader) -> str:
     if extra_ouf:
         raise Quit("WA", f"Output contains longer sequence [length = {n + extra_ouf}], "
                          f"but answer contains {n} elements")
+
+
+def ncmp(ouf: Reader, ans: Reader) -> str:
+    n = 0
+    while not ans.seek_eof() and not ouf.seek_eof():
+        n += 1
+        j, p = ans.read_long(), ouf.read_long()
+        if j != p:
+            raise Quit("WA", f"{n}{_ending(n)} numbers differ - expected: '{j}', found: '{p}'")
+    _same_length(ouf, ans, n, lambda r: r.read_long())
     return f"{n} numbers"
 
 
@@ -152,19 +158,7 @@ def nyesno(ouf: Reader, ans: Reader) -> str:
             raise Quit("PE", f"YES or NO expected, but {part(p)} found [{n}{_ending(n)} token]")
         if j != p:
             raise Quit("WA", f"expected {part(j)}, found {part(p)} [{n}{_ending(n)} token]")
-    extra_ans = extra_ouf = 0
-    while not ans.seek_eof():
-        ans.read_word()
-        extra_ans += 1
-    while not ouf.seek_eof():
-        ouf.read_word()
-        extra_ouf += 1
-    if extra_ans:
-        raise Quit("WA", f"Answer contains longer sequence [length = {n + extra_ans}], "
-                         f"but output contains {n} elements")
-    if extra_ouf:
-        raise Quit("WA", f"Output contains longer sequence [length = {n + extra_ouf}], "
-                         f"but answer contains {n} elements")
+    _same_length(ouf, ans, n, lambda r: r.read_word())
     return f"{n} token(s)"
 
 
