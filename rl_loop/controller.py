@@ -123,7 +123,8 @@ class Controller:
         self.trainer = Trainer(TrainerSettings(
             model_path=c.model.path, world_size=t.world_size, dtype=c.model.dtype, lr=t.lr, betas=tuple(t.betas),
             weight_decay=t.weight_decay, grad_clip=t.grad_clip, micro_batch_size_seqs=t.micro_batch_size_seqs,
-            seed=t.seed, ref_path=c.model.reference_path, spec=self.spec.to_dict(),
+            seed=t.seed, ppo_epochs=t.ppo_epochs, mini_batches=t.mini_batches,
+            behaviour_logprobs=t.behaviour_logprobs, ref_path=c.model.reference_path, spec=self.spec.to_dict(),
             log_path=str(self.run_dir / "trainer.log"), start_timeout_s=t.start_timeout_s,
         ))
         # One tag per run dir: a run restarted after SIGKILL sweeps the files the dead one left.
@@ -273,6 +274,8 @@ class Controller:
     def _sequences(self, batch: list[Group]) -> list[Sequence]:
         from rl_loop.algorithms import compute_advantages
 
+        if self.spec.objective == "dpo":
+            return self._dpo_pairs(batch)
         rewards = torch.tensor([r for g in batch for r in g.rewards], dtype=torch.float64)
         gids = torch.tensor([k for k, g in enumerate(batch) for _ in g.samples])
         adv = compute_advantages(rewards, gids, self.spec.advantage, self.spec.adv_eps).tolist()
@@ -281,6 +284,20 @@ class Controller:
             for s in g.samples:
                 seqs.append(Sequence(g.prompt_ids, s.token_ids, s.logprobs, s.versions, float(adv[k])))
                 k += 1
+        return seqs
+
+    def _dpo_pairs(self, batch: list[Group]) -> list[Sequence]:
+        """Online DPO: (best, worst) of each group as adjacent (chosen, rejected); ties skipped."""
+        from rl_loop.algorithms import make_pairs
+
+        seqs = []
+        for g in batch:
+            pair = make_pairs(g.rewards)
+            if pair is None:
+                continue
+            for role, i in zip((1, -1), pair):
+                s = g.samples[i]
+                seqs.append(Sequence(g.prompt_ids, s.token_ids, s.logprobs, s.versions, 0.0, dpo_role=role))
         return seqs
 
     async def _train_step(self, metrics) -> None:
