@@ -89,6 +89,7 @@ class Controller:
         self._cond = asyncio.Condition()
         self._stop = False
         self._load_s: dict[int, float] = {}
+        self.evaluator = None  # rl_loop.periodic_eval.PeriodicEval when eval.every_steps > 0
 
     # ---- set-up --------------------------------------------------------------------------
     def _build(self) -> None:
@@ -133,6 +134,25 @@ class Controller:
         self.ckpt = CheckpointManager(c.checkpoint.dir, c.checkpoint.keep)
         self.prompt_log = self.run_dir / "prompts.jsonl"
         self.step_log = self.run_dir / "steps.jsonl"
+        self.evaluator = self._make_evaluator(source, max_prompt)
+
+    def _make_evaluator(self, source, max_prompt: int):
+        """Held-out evaluation every eval.every_steps versions (None when off)."""
+        from rl_loop.periodic_eval import PeriodicEval
+        from rl_loop.config import DataConfig
+
+        c = self.cfg
+        if not c.eval.every_steps:
+            return None
+        data = DataConfig(store_uri=c.data.store_uri, problem_ids=c.eval.problem_ids, splits=[c.eval.split],
+                          kinds=c.data.kinds, language=c.data.language, prompt=c.data.prompt)
+        prompts, skipped = load_prompts(data, self.tokenizer, max_prompt, source)
+        for msg in skipped:
+            log.warning("eval: skipping problem %s", msg)
+        if not prompts:
+            raise ControllerError(f"eval.every_steps={c.eval.every_steps} but no {c.eval.split} problems to evaluate")
+        rewards = RewardFn(self.client, c.data.language, "all_pass", c.rewards.ie_retries, c.rewards.timeout_s)
+        return PeriodicEval(c.eval, prompts, rewards)
 
     def make_schedule(self) -> None:
         g = self.cfg.generation
@@ -207,6 +227,8 @@ class Controller:
             await self._hold_version(self.schedule.gen_version(k))
             if self._stop:
                 return
+            if self.evaluator is not None:
+                await self.evaluator.maybe_run(self.generators[0].version, self.generators[0])
             st = StepState(k, self.schedule.gen_version(k))
             async with self._cond:
                 self.steps[k] = st
@@ -413,6 +435,13 @@ class Controller:
             await asyncio.to_thread(self.generators[0].reset_prefix_cache)
             metrics = MetricsWriter(self.run_dir, tensorboard=self.cfg.logging.tensorboard,
                                     resume_from_step=self.step if resume_from is not None else None)
+            if self.evaluator is not None:
+                from rl_loop.metrics import read_metrics
+
+                self.evaluator.metrics = metrics
+                if resume_from is not None:  # evaluations the killed run already logged
+                    self.evaluator.done |= {int(r["step"]) for r in read_metrics(self.run_dir)
+                                            if "eval/pass_at_1" in r or "eval/problems" in r}
             (self.run_dir / "config.yaml").write_text(self.cfg.to_yaml())
             self._t_start = time.perf_counter()
             producer = asyncio.create_task(self._producer())

@@ -64,12 +64,13 @@ async def evaluate(model: str, store: str, split: str = "heldout", samples: int 
     }
 
 
-def eval_requests(order: list[str], prompts: dict, samples: int, seed: int) -> list:
+def eval_requests(order: list[str], prompts: dict, samples: int, seed: int, temperature: float | None = None) -> list:
     """One request per problem; problem k of the sorted order always gets seed + 7919 k, so two
     evaluations (two checkpoints, or one run's periodic evaluations) draw paired samples."""
     from rl_loop.generator import GenRequest
 
-    return [GenRequest(k, prompts[pid].prompt_ids, samples, seed + 7919 * k) for k, pid in enumerate(order)]
+    return [GenRequest(k, prompts[pid].prompt_ids, samples, seed + 7919 * k, temperature=temperature)
+            for k, pid in enumerate(order)]
 
 
 def _no_tqdm() -> bool:
@@ -77,12 +78,13 @@ def _no_tqdm() -> bool:
 
 
 async def score_problems(gen, rewards, prompts: dict, order: list[str], samples: int, seed: int,
-                         chunk: int = 4, progress: bool = True) -> dict[str, list[float]]:
+                         chunk: int = 4, progress: bool = True, temperature: float | None = None
+                         ) -> dict[str, list[float]]:
     """Rewards of `samples` completions per problem (internal errors left out), generated in
     chunks of `chunk` problems so a progress bar moves; seeds do not depend on the chunking."""
     from tqdm import tqdm
 
-    reqs = eval_requests(order, prompts, samples, seed)
+    reqs = eval_requests(order, prompts, samples, seed, temperature)
     out: dict[str, list[float]] = {}
     bar = tqdm(total=len(reqs), desc="eval", unit="problem", disable=not progress or _no_tqdm())
     try:
