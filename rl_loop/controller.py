@@ -241,6 +241,42 @@ class Controller:
             self.gen_step = k + 1
 
     async def _round(self, st: StepState, cands: list[Candidate], per_call: int) -> None:
+        if self.cfg.generation.interruptible:
+            await self._round_segmented(st, cands, per_call)
+        else:
+            await self._round_whole(st, cands, per_call)
+
+    async def _round_segmented(self, st: StepState, cands: list[Candidate], per_call: int) -> None:
+        """Partial rollouts: the round in segments, each under the version the schedule gives it
+        (rl_loop/partial_rollouts.py); a group is judged as soon as all its samples finished."""
+        from rl_loop.partial_rollouts import generate_segmented
+
+        g = self.cfg.generation
+        judges: list[asyncio.Task] = []
+        first = st.segments
+
+        async def hold(m: int) -> bool:
+            await self._hold_version(self.schedule.segment_version(st.step, first + m))
+            st.segments = first + m + 1
+            return not self._stop
+
+        def done(i: int, res: GenResult) -> None:
+            lo, hi = st.version, st.step
+            bad = [v for c in res.completions for v in c.versions if not lo <= v <= hi]
+            if bad:
+                raise ControllerError(f"step {st.step}: tokens of versions {sorted(set(bad))} outside [{lo}, {hi}]")
+            judges.append(asyncio.create_task(self._judge(st, cands[i], res)))
+
+        reqs = [GenRequest(c.key, self.prompts[c.problem_id].prompt_ids, g.n_samples, c.seed) for c in cands]
+        calls = max(1, -(-len(cands) // per_call)) if per_call else 1
+        try:
+            await generate_segmented(reqs, self.generators, g.segment_tokens, g.max_new_tokens, hold, done, calls)
+            await asyncio.gather(*judges)
+        finally:
+            for t in judges:
+                t.cancel()
+
+    async def _round_whole(self, st: StepState, cands: list[Candidate], per_call: int) -> None:
         """Generate one round (call c on generator c mod G, each generator's calls in order),
         judging each call's groups while later calls generate."""
         chunks = [cands[i:i + per_call] for i in range(0, len(cands), per_call)]

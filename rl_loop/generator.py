@@ -40,6 +40,7 @@ class GenRequest:
     n: int
     seed: int | None = None
     temperature: float | None = None  # None: the engine's (training) temperature; evaluation sets its own
+    max_tokens: int | None = None  # None: max_new_tokens; partial rollouts ask for one segment
 
 
 @dataclass
@@ -159,7 +160,7 @@ class Generator:
 
     def generate_sync(self, requests: list[GenRequest]) -> list[GenResult]:
         prompts = [{"prompt_token_ids": list(r.prompt_ids)} for r in requests]
-        params = [self._params(r.n, r.seed, temperature=r.temperature) for r in requests]
+        params = [self._params(r.n, r.seed, r.max_tokens, temperature=r.temperature) for r in requests]
         with self._lock:
             version = self.version
             t0 = time.perf_counter()
