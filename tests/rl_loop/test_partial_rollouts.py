@@ -208,3 +208,14 @@ def test_tiny_model_sequence_spanning_two_versions_lines_up_token_by_token():
     out = compute_loss(LossInputs(logp.double().requires_grad_(), mu.double(), torch.ones(len(msgs)), mask,
                                   staleness=(1 - ver).clamp(min=0)), sp)
     assert out.stats["a3po_alpha_mean"] == pytest.approx(float(old.sum()) / float(m.sum()))
+
+
+def test_final_checkpoint_does_not_wait_for_a_version_never_exported(tmp_path):
+    # The last steps' later segments use versions up to total_steps; the final checkpoint
+    # stores those steps, so the trainer must export them even after its last step.
+    c = _controller(tmp_path, 1, generation__interruptible="true", generation__segment_tokens=2,
+                    generation__max_new_tokens=6, trainer__total_steps=3)
+    c.generators = [FakeSegGen()]
+    c.sync.generators = c.generators
+    asyncio.run(asyncio.wait_for(_drive(c, 3), 30))
+    assert c.step == 3 and c.ckpt.latest() is not None
