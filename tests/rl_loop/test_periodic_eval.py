@@ -71,3 +71,16 @@ def test_eval_config_validation():
         load_config(None, ["trainer.behaviour_logprobs=trainer"])
     with pytest.raises(ConfigError, match="ppo_epochs"):
         load_config(None, ["trainer.ppo_epochs=0"])
+
+
+def test_plot_draws_the_heldout_curve(tmp_path):
+    pytest.importorskip("matplotlib")
+    from rl_loop.metrics import MetricsWriter
+    from rl_loop.plot import plot_run
+
+    with MetricsWriter(tmp_path, tensorboard=False) as m:
+        for v in (0, 5, 10):
+            m.log(v, {"eval/pass_at_1": 0.1 + 0.01 * v, "eval/pass_at_1_ci_low": 0.05, "eval/pass_at_1_ci_high": 0.3})
+            m.log(v + 1, {"reward/mean": 0.2})
+    names = {p.name for p in plot_run(tmp_path)}
+    assert "heldout.png" in names and "reward.png" in names
