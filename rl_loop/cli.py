@@ -3,7 +3,8 @@
     rl-loop prepare-model [--tiny] [--out DIR]
     rl-loop train --config rl_loop/configs/demo_cpu.yaml [section.key=value ...]
     rl-loop sft --model DIR --store URI --solutions samples/stdio --out DIR
-    rl-loop eval --model DIR --store URI [--split heldout] [--samples 4]
+    rl-loop eval --model DIR --store URI [--split heldout] [--samples 4] [--k 1 --k 8] [--out A.json]
+    rl-loop compare A.json B.json   # paired: same problems, same seeds
     rl-loop plot RUN_DIR
 """
 from __future__ import annotations
@@ -51,14 +52,44 @@ def _prepare(args) -> int:
 
 
 def _eval(args) -> int:
+    from rl_loop.eval_stats import format_table
     from rl_loop.evaluate import evaluate
 
+    ks = tuple(sorted(set([1, *(args.k or [])])))
+    bad = [k for k in ks if k > args.samples]
+    if bad:
+        print(f"rl-loop eval: pass@k needs k <= --samples ({args.samples}); got k={bad}", file=sys.stderr)
+        return 2
     res = asyncio.run(evaluate(args.model, args.store, split=args.split, samples=args.samples,
                                max_new_tokens=args.max_new_tokens, difficulty=args.difficulty,
-                               temperature=args.temperature, seed=args.seed, weights=args.weights))
-    print(json.dumps(res, indent=2))
+                               temperature=args.temperature, seed=args.seed, weights=args.weights, ks=ks))
     if args.out:
         Path(args.out).write_text(json.dumps(res, indent=2))
+    if args.json:
+        print(json.dumps(res, indent=2))
+    else:
+        print(format_table({**res["summary"], "table": res["table"]}, ks))
+    return 0
+
+
+def _compare(args) -> int:
+    from rl_loop.eval_stats import paired_comparison
+
+    a, b = (json.loads(Path(p).read_text()) for p in (args.a, args.b))
+    keys = ("split", "samples", "seed", "temperature", "max_new_tokens")
+    differ = [k for k in keys if a.get(k) != b.get(k)]
+    if differ:
+        print(f"rl-loop compare: the evaluations are not paired; they differ in {differ}", file=sys.stderr)
+        return 2
+    try:
+        res = paired_comparison(a["rewards"], b["rewards"], n_boot=args.boot, seed=a.get("seed", 0))
+    except (KeyError, ValueError) as exc:
+        print(f"rl-loop compare: {exc}", file=sys.stderr)
+        return 2
+    res["a"], res["b"] = args.a, args.b
+    if args.out:
+        Path(args.out).write_text(json.dumps(res, indent=2))
+    print(json.dumps({k: v for k, v in res.items() if k != "per_problem"}, indent=2))
     return 0
 
 
@@ -116,8 +147,16 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--max-new-tokens", type=int, default=384)
     e.add_argument("--temperature", type=float, default=1.0)
     e.add_argument("--seed", type=int, default=0)
-    e.add_argument("--out", help="write the JSON result here too")
+    e.add_argument("--k", type=int, action="append", help="also report unbiased pass@k (repeatable; k <= samples)")
+    e.add_argument("--json", action="store_true", help="print the whole JSON result instead of the table")
+    e.add_argument("--out", help="write the JSON result here (input of `rl-loop compare`)")
     e.set_defaults(fn=_eval)
+    c = sub.add_parser("compare", help="paired comparison of two `rl-loop eval --out` results (B - A)")
+    c.add_argument("a")
+    c.add_argument("b")
+    c.add_argument("--boot", type=int, default=10_000, help="bootstrap resamples")
+    c.add_argument("--out", help="write the JSON result here too")
+    c.set_defaults(fn=_compare)
     s = sub.add_parser("sft", help="supervised warm start on the train split's reference solutions")
     s.add_argument("--model", required=True, help="base model directory")
     s.add_argument("--store", required=True, help="problem store URI (problems and their split)")

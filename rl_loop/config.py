@@ -67,6 +67,11 @@ class GenerationConfig(_Section):
     )
     kv_cache_gib: int = Field(1, ge=1, description="vLLM CPU KV-cache size, GiB (VLLM_CPU_KVCACHE_SPACE; CPU build only).")
     gpu_memory_utilization: float = Field(0.5, gt=0, le=1, description="vLLM GPU memory share (GPU build only).")
+    interruptible: bool = Field(
+        False, description="Partial rollouts: generate in segments of segment_tokens; a sequence still running when "
+        "the schedule moves to a newer version continues under the new weights (each token keeps its version)."
+    )
+    segment_tokens: int = Field(64, ge=1, description="Tokens per generation segment (generation.interruptible).")
     max_groups_per_step: int = Field(
         0, ge=0, description="Give up with an error after this many groups judged without filling one batch "
         "(0: 50 x batch_size_prompts); stops a run whose every group is filtered from looping forever."
@@ -109,12 +114,34 @@ class TrainerConfig(_Section):
     recompute_logprobs: bool = Field(
         False, description="Recompute old log-probs with the trainer before the update (RLAX 5.1; decoupled PPO recompute)."
     )
+    behaviour_logprobs: Literal["generator", "recomputed"] = Field(
+        "generator", description="mu in the loss: the generator's log-probs, or the trainer's recomputed ones (RLAX 5.1) "
+        "on every token sampled by the trainer's current version (stale tokens keep the generator's: the trainer no "
+        "longer holds their weights). The generator-vs-trainer gap stays logged (loss/recompute_gap_*)."
+    )
+    ppo_epochs: int = Field(
+        1, ge=1, description="Passes over each batch (PPO epochs); > 1 lets the clip bind around pi_start."
+    )
+    mini_batches: int = Field(
+        1, ge=1, description="Optimizer steps per pass: the batch is cut into this many mini-batches."
+    )
     seed: int = Field(0, description="Seed of every RNG the run owns.")
     total_steps: int = Field(100, ge=1, description="Optimizer steps to train.")
     time_budget_s: float | None = Field(
         None, gt=0, description="Stop (after a final checkpoint) once the run has trained this long, seconds."
     )
     start_timeout_s: float = Field(600.0, gt=0, description="Seconds the trainer ranks may take to start and connect.")
+
+
+class EvalConfig(_Section):
+    """Held-out evaluation during training (`rl-loop eval` does the same offline)."""
+
+    every_steps: int = Field(0, ge=0, description="Evaluate every this many trainer versions (0: never).")
+    split: Literal["train", "heldout"] = Field("heldout", description="Split whose problems are evaluated.")
+    problem_ids: list[str] | None = Field(None, description="Explicit problem ids (None: every problem of the split).")
+    samples: int = Field(4, ge=1, description="Samples per problem (pass@1 is their mean; pass@k needs k <= samples).")
+    temperature: float = Field(1.0, gt=0, description="Sampling temperature of evaluation.")
+    seed: int = Field(0, description="Evaluation seed: the same problems get the same seeds at every evaluation.")
 
 
 class CheckpointConfig(_Section):
@@ -140,6 +167,7 @@ class RLConfig(_Section):
     staleness: StalenessConfig = Field(default_factory=StalenessConfig, description="Off-policy bound.")
     algorithm: AlgorithmConfig = Field(default_factory=AlgorithmConfig, description="Loss preset and overrides.")
     trainer: TrainerConfig = Field(default_factory=TrainerConfig, description="Optimisation.")
+    eval: EvalConfig = Field(default_factory=EvalConfig, description="Periodic held-out evaluation.")
     checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig, description="Checkpoints.")
     logging: LoggingConfig = Field(default_factory=LoggingConfig, description="Metrics output.")
 
@@ -184,6 +212,9 @@ def combination_errors(cfg: RLConfig) -> list[str]:
         errs.append("A-3PO (proximal=loglinear) needs staleness.max_staleness > 0: on-policy it is plain PPO")
     if spec.importance == "decoupled" and spec.proximal == "recompute" and not cfg.trainer.recompute_logprobs:
         errs.append("decoupled PPO with proximal=recompute needs trainer.recompute_logprobs=true")
+    if spec.objective == "dpo" and not cfg.model.reference_path:
+        errs.append("online DPO (algorithm.objective=dpo) needs model.reference_path (the frozen reference policy; "
+                    "usually the starting model)")
     if spec.kl_coef > 0 and not cfg.model.reference_path:
         errs.append(f"algorithm kl_coef={spec.kl_coef} > 0 needs model.reference_path (a reference model)")
     if spec.eps_low is not None and spec.eps_low >= 1:

@@ -89,6 +89,7 @@ class Controller:
         self._cond = asyncio.Condition()
         self._stop = False
         self._load_s: dict[int, float] = {}
+        self.evaluator = None  # rl_loop.periodic_eval.PeriodicEval when eval.every_steps > 0
 
     # ---- set-up --------------------------------------------------------------------------
     def _build(self) -> None:
@@ -123,7 +124,8 @@ class Controller:
         self.trainer = Trainer(TrainerSettings(
             model_path=c.model.path, world_size=t.world_size, dtype=c.model.dtype, lr=t.lr, betas=tuple(t.betas),
             weight_decay=t.weight_decay, grad_clip=t.grad_clip, micro_batch_size_seqs=t.micro_batch_size_seqs,
-            seed=t.seed, ref_path=c.model.reference_path, spec=self.spec.to_dict(),
+            seed=t.seed, ppo_epochs=t.ppo_epochs, mini_batches=t.mini_batches,
+            behaviour_logprobs=t.behaviour_logprobs, ref_path=c.model.reference_path, spec=self.spec.to_dict(),
             log_path=str(self.run_dir / "trainer.log"), start_timeout_s=t.start_timeout_s,
         ))
         # One tag per run dir: a run restarted after SIGKILL sweeps the files the dead one left.
@@ -132,6 +134,25 @@ class Controller:
         self.ckpt = CheckpointManager(c.checkpoint.dir, c.checkpoint.keep)
         self.prompt_log = self.run_dir / "prompts.jsonl"
         self.step_log = self.run_dir / "steps.jsonl"
+        self.evaluator = self._make_evaluator(source, max_prompt)
+
+    def _make_evaluator(self, source, max_prompt: int):
+        """Held-out evaluation every eval.every_steps versions (None when off)."""
+        from rl_loop.periodic_eval import PeriodicEval
+        from rl_loop.config import DataConfig
+
+        c = self.cfg
+        if not c.eval.every_steps:
+            return None
+        data = DataConfig(store_uri=c.data.store_uri, problem_ids=c.eval.problem_ids, splits=[c.eval.split],
+                          kinds=c.data.kinds, language=c.data.language, prompt=c.data.prompt)
+        prompts, skipped = load_prompts(data, self.tokenizer, max_prompt, source)
+        for msg in skipped:
+            log.warning("eval: skipping problem %s", msg)
+        if not prompts:
+            raise ControllerError(f"eval.every_steps={c.eval.every_steps} but no {c.eval.split} problems to evaluate")
+        rewards = RewardFn(self.client, c.data.language, "all_pass", c.rewards.ie_retries, c.rewards.timeout_s)
+        return PeriodicEval(c.eval, prompts, rewards)
 
     def make_schedule(self) -> None:
         g = self.cfg.generation
@@ -206,6 +227,8 @@ class Controller:
             await self._hold_version(self.schedule.gen_version(k))
             if self._stop:
                 return
+            if self.evaluator is not None:
+                await self.evaluator.maybe_run(self.generators[0].version, self.generators[0])
             st = StepState(k, self.schedule.gen_version(k))
             async with self._cond:
                 self.steps[k] = st
@@ -218,6 +241,42 @@ class Controller:
             self.gen_step = k + 1
 
     async def _round(self, st: StepState, cands: list[Candidate], per_call: int) -> None:
+        if self.cfg.generation.interruptible:
+            await self._round_segmented(st, cands, per_call)
+        else:
+            await self._round_whole(st, cands, per_call)
+
+    async def _round_segmented(self, st: StepState, cands: list[Candidate], per_call: int) -> None:
+        """Partial rollouts: the round in segments, each under the version the schedule gives it
+        (rl_loop/partial_rollouts.py); a group is judged as soon as all its samples finished."""
+        from rl_loop.partial_rollouts import generate_segmented
+
+        g = self.cfg.generation
+        judges: list[asyncio.Task] = []
+        first = st.segments
+
+        async def hold(m: int) -> bool:
+            await self._hold_version(self.schedule.segment_version(st.step, first + m))
+            st.segments = first + m + 1
+            return not self._stop
+
+        def done(i: int, res: GenResult) -> None:
+            lo, hi = st.version, st.step
+            bad = [v for c in res.completions for v in c.versions if not lo <= v <= hi]
+            if bad:
+                raise ControllerError(f"step {st.step}: tokens of versions {sorted(set(bad))} outside [{lo}, {hi}]")
+            judges.append(asyncio.create_task(self._judge(st, cands[i], res)))
+
+        reqs = [GenRequest(c.key, self.prompts[c.problem_id].prompt_ids, g.n_samples, c.seed) for c in cands]
+        calls = max(1, -(-len(cands) // per_call)) if per_call else 1
+        try:
+            await generate_segmented(reqs, self.generators, g.segment_tokens, g.max_new_tokens, hold, done, calls)
+            await asyncio.gather(*judges)
+        finally:
+            for t in judges:
+                t.cancel()
+
+    async def _round_whole(self, st: StepState, cands: list[Candidate], per_call: int) -> None:
         """Generate one round (call c on generator c mod G, each generator's calls in order),
         judging each call's groups while later calls generate."""
         chunks = [cands[i:i + per_call] for i in range(0, len(cands), per_call)]
@@ -273,6 +332,8 @@ class Controller:
     def _sequences(self, batch: list[Group]) -> list[Sequence]:
         from rl_loop.algorithms import compute_advantages
 
+        if self.spec.objective == "dpo":
+            return self._dpo_pairs(batch)
         rewards = torch.tensor([r for g in batch for r in g.rewards], dtype=torch.float64)
         gids = torch.tensor([k for k, g in enumerate(batch) for _ in g.samples])
         adv = compute_advantages(rewards, gids, self.spec.advantage, self.spec.adv_eps).tolist()
@@ -281,6 +342,20 @@ class Controller:
             for s in g.samples:
                 seqs.append(Sequence(g.prompt_ids, s.token_ids, s.logprobs, s.versions, float(adv[k])))
                 k += 1
+        return seqs
+
+    def _dpo_pairs(self, batch: list[Group]) -> list[Sequence]:
+        """Online DPO: (best, worst) of each group as adjacent (chosen, rejected); ties skipped."""
+        from rl_loop.algorithms import make_pairs
+
+        seqs = []
+        for g in batch:
+            pair = make_pairs(g.rewards)
+            if pair is None:
+                continue
+            for role, i in zip((1, -1), pair):
+                s = g.samples[i]
+                seqs.append(Sequence(g.prompt_ids, s.token_ids, s.logprobs, s.versions, 0.0, dpo_role=role))
         return seqs
 
     async def _train_step(self, metrics) -> None:
@@ -299,7 +374,10 @@ class Controller:
         self.version += 1
         self.step += 1
         t_export = 0.0
-        if self.schedule.needs_version(self.version) and self.step < self.cfg.trainer.total_steps:
+        # Partial rollouts: the last steps' later segments (which the final checkpoint stores)
+        # are generated by versions up to total_steps, so those are exported too.
+        more = self.step < self.cfg.trainer.total_steps or self.cfg.generation.interruptible
+        if self.schedule.needs_version(self.version) and more:
             t_export = await self.sync.export(self.version)
             async with self._cond:
                 self._cond.notify_all()
@@ -396,6 +474,13 @@ class Controller:
             await asyncio.to_thread(self.generators[0].reset_prefix_cache)
             metrics = MetricsWriter(self.run_dir, tensorboard=self.cfg.logging.tensorboard,
                                     resume_from_step=self.step if resume_from is not None else None)
+            if self.evaluator is not None:
+                from rl_loop.metrics import read_metrics
+
+                self.evaluator.metrics = metrics
+                if resume_from is not None:  # evaluations the killed run already logged
+                    self.evaluator.done |= {int(r["step"]) for r in read_metrics(self.run_dir)
+                                            if "eval/pass_at_1" in r or "eval/problems" in r}
             (self.run_dir / "config.yaml").write_text(self.cfg.to_yaml())
             self._t_start = time.perf_counter()
             producer = asyncio.create_task(self._producer())

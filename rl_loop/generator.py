@@ -39,6 +39,8 @@ class GenRequest:
     prompt_ids: list[int]
     n: int
     seed: int | None = None
+    temperature: float | None = None  # None: the engine's (training) temperature; evaluation sets its own
+    max_tokens: int | None = None  # None: max_new_tokens; partial rollouts ask for one segment
 
 
 @dataclass
@@ -144,12 +146,12 @@ class Generator:
             self.llm = None
 
     # ---- sampling ----------------------------------------------------------------------
-    def _params(self, n: int, seed: int | None, max_tokens: int | None = None):
+    def _params(self, n: int, seed: int | None, max_tokens: int | None = None, temperature: float | None = None):
         from vllm import SamplingParams
 
         return SamplingParams(
             n=n,
-            temperature=self.s.temperature,
+            temperature=self.s.temperature if temperature is None else temperature,
             top_p=self.s.top_p,
             max_tokens=max_tokens or self.s.max_new_tokens,
             logprobs=0,  # the sampled token's own log-prob
@@ -158,7 +160,7 @@ class Generator:
 
     def generate_sync(self, requests: list[GenRequest]) -> list[GenResult]:
         prompts = [{"prompt_token_ids": list(r.prompt_ids)} for r in requests]
-        params = [self._params(r.n, r.seed) for r in requests]
+        params = [self._params(r.n, r.seed, r.max_tokens, temperature=r.temperature) for r in requests]
         with self._lock:
             version = self.version
             t0 = time.perf_counter()

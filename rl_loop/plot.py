@@ -17,6 +17,8 @@ from rl_loop.metrics import read_metrics, series
 # (file stem, title, y label, metric keys); a trailing '*' matches a prefix.
 PANELS: list[tuple[str, str, str, list[str]]] = [
     ("reward", "Reward", "reward", ["reward/mean", "reward/pass_rate", "reward/heldout_pass_rate"]),
+    ("heldout", "Held-out pass@1 (95% CI)", "pass@1",
+     ["eval/pass_at_1", "eval/pass_at_1_ci_low", "eval/pass_at_1_ci_high"]),
     ("filtering", "Filtered fraction", "fraction", ["filter/dropped_fraction", "staleness/discarded_fraction"]),
     ("loss", "Loss", "loss", ["loss/loss", "loss/policy_loss", "loss/kl_loss"]),
     ("grad_norm", "Gradient norm (before clipping)", "norm", ["loss/grad_norm"]),

@@ -18,6 +18,7 @@ same model.
 from __future__ import annotations
 
 import logging
+import os
 import random
 import time
 from dataclasses import dataclass
@@ -101,6 +102,7 @@ def fine_tune(base_dir: Path, examples: list[SftExample], out_dir: Path, epochs:
               batch_size: int = 4, grad_clip: float = 1.0, seed: int = 0) -> dict:
     """Train on `examples` and write the result as a model directory at `out_dir` (atomically)."""
     import torch
+    from tqdm import tqdm
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from rl_loop.models import _write_atomically, save_hf_dir
@@ -117,6 +119,9 @@ def fine_tune(base_dir: Path, examples: list[SftExample], out_dir: Path, epochs:
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
     history = []
     t0 = time.perf_counter()
+    steps_per_epoch = (len(examples) + batch_size - 1) // batch_size
+    bar = tqdm(total=epochs * steps_per_epoch, desc="sft", unit="step",
+               disable=os.environ.get("RL_LOOP_NO_TQDM") == "1")
     for epoch in range(epochs):
         order = list(examples)
         rng.shuffle(order)
@@ -132,10 +137,13 @@ def fine_tune(base_dir: Path, examples: list[SftExample], out_dir: Path, epochs:
             total_tokens += n_tok
             torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
             opt.step()
+            bar.update(1)
+            bar.set_postfix(epoch=epoch + 1, nll=f"{total_nll / max(total_tokens, 1):.3f}")
         history.append({"epoch": epoch + 1, "nll_per_token": total_nll / total_tokens,
                         "seconds": time.perf_counter() - t0})
         logger.info("sft epoch %d/%d: completion NLL %.4f/token (%.0f s)", epoch + 1, epochs,
                     total_nll / total_tokens, time.perf_counter() - t0)
+    bar.close()
     model.eval()
     _write_atomically(lambda tmp: save_hf_dir(model, tok, tmp), Path(out_dir))
     return {"out": str(out_dir), "examples": len(examples), "problems": sorted({e.problem_id for e in examples}),

@@ -42,6 +42,7 @@ class Sequence:
     versions: list[int]
     advantage: float = 0.0
     weight: float = 1.0  # 0: padding, contributes nothing
+    dpo_role: int = 0  # online DPO: +1 chosen, -1 rejected (the next sequence), 0 not in a pair
 
     def to_msg(self) -> dict:
         return asdict(self)
@@ -73,6 +74,9 @@ class TrainerSettings:
     grad_clip: float | None = _default(TrainerConfig, "grad_clip")
     micro_batch_size_seqs: int = _default(TrainerConfig, "micro_batch_size_seqs")
     seed: int = _default(TrainerConfig, "seed")
+    ppo_epochs: int = _default(TrainerConfig, "ppo_epochs")
+    mini_batches: int = _default(TrainerConfig, "mini_batches")
+    behaviour_logprobs: str = _default(TrainerConfig, "behaviour_logprobs")
     ref_path: str | None = None
     spec: dict = field(default_factory=dict)
     log_path: str | None = None

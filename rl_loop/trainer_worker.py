@@ -127,108 +127,183 @@ class TrainerRank:
 
     def _shard(self, seqs: list[dict]) -> list[list[dict]]:
         """This rank's micro-batches; every rank runs the same number (FSDP collectives)."""
-        mine = seqs[self.rank :: self.world]
-        mbs = self.cfg["micro_batch_size_seqs"]
-        per_rank = math.ceil(len(seqs) / self.world)
+        return self._shard_units([[s] for s in seqs])
+
+    def _shard_units(self, units: list[list[dict]]) -> list[list[dict]]:
+        """Micro-batches of whole units (a sequence, or a DPO pair that must stay together)."""
+        mine = units[self.rank :: self.world]
+        per_unit = max(len(units[0]), 1)
+        mbs = max(1, self.cfg["micro_batch_size_seqs"] // per_unit)
+        per_rank = math.ceil(len(units) / self.world)
         n_micro = max(1, math.ceil(per_rank / mbs))
         out = []
         for k in range(n_micro):
-            mb = mine[k * mbs : (k + 1) * mbs]
+            mb = [s for u in mine[k * mbs : (k + 1) * mbs] for s in u]
             if not mb:  # pad with a zero-weight copy so collectives line up
-                mb = [dict(seqs[0], weight=0.0)]
+                mb = [dict(s, weight=0.0, dpo_role=0) for s in units[0]]
             out.append(mb)
         return out
 
     # ---- commands ------------------------------------------------------------------------
     @torch.no_grad()
-    def cmd_logprobs(self, m: dict) -> dict:
-        self.model.eval()
+    def _all_logprobs(self, model, seqs: list[dict]) -> list[list[float]]:
+        """Per-sequence completion log-probs under `model` (no grad), the same on every rank."""
+        was_training = model.training
+        model.eval()
         res: dict[int, list[float]] = {}
-        idx = list(range(len(m["seqs"])))
-        seqs = [dict(s, _i=i) for i, s in zip(idx, m["seqs"])]
-        for mb in self._shard(seqs):
-            lp, _ = self._token_logprobs(self.model, mb, False)
+        indexed = [dict(s, _i=i) for i, s in enumerate(seqs)]
+        for mb in self._shard(indexed):
+            lp, _ = self._token_logprobs(model, mb, False)
             for j, s in enumerate(mb):
                 if s.get("weight", 1.0) > 0:
                     res[s["_i"]] = lp[j, : len(s["completion_ids"])].cpu().tolist()
-        self.model.train()
+        if was_training:
+            model.train()
         self._reshard()
         gathered = [None] * self.world
         dist.all_gather_object(gathered, res)
         merged: dict[int, list[float]] = {}
         for g in gathered:
             merged.update(g)
-        return {"logprobs": [merged[i] for i in idx]}
+        return [merged[i] for i in range(len(seqs))]
+
+    def cmd_logprobs(self, m: dict) -> dict:
+        return {"logprobs": self._all_logprobs(self.model, m["seqs"])}
+
+    # ---- train step / loss path (algorithms; weight export lives below) ---------------------
+    def _units(self, seqs: list[dict]) -> list[list[dict]]:
+        """Sequences grouped into what must share a micro-batch: DPO pairs, else singletons."""
+        if self.spec.objective != "dpo":
+            return [[s] for s in seqs]
+        units = []
+        for i in range(0, len(seqs) - 1, 2):
+            if seqs[i].get("dpo_role") != 1 or seqs[i + 1].get("dpo_role") != -1:
+                raise ValueError("online DPO batches must hold (chosen, rejected) pairs in order")
+            units.append([seqs[i], seqs[i + 1]])
+        return units
 
     def cmd_train(self, m: dict) -> dict:
-        from rl_loop.algorithms import LossInputs, Normaliser, compute_loss, merge_stats
+        from rl_loop.algorithms import LossInputs, Normaliser, compute_loss, merge_stats, plan_updates
 
         t0 = time.perf_counter()
-        seqs = m["seqs"]
         trainer_version = m["trainer_version"]
-        n_tokens = sum(len(s["completion_ids"]) for s in seqs)
-        norm = Normaliser(num_tokens=max(n_tokens, 1), num_sequences=len(seqs), dp_world_size=self.world)
-        micro = self._shard(seqs)
-        stats_parts: list[dict] = []
-        gap_recompute: list[torch.Tensor] = []
-        prox: list[torch.Tensor | None] = [None] * len(micro)
-        refs: list[torch.Tensor | None] = [None] * len(micro)
+        seqs = [dict(s) for s in m["seqs"]]
+        units = self._units(seqs)
+        epochs, n_mini = int(self.cfg.get("ppo_epochs", 1)), int(self.cfg.get("mini_batches", 1))
+        plan = plan_updates(len(units), epochs, n_mini, self.cfg.get("seed", 0), trainer_version)
+        replace_mu = self.cfg.get("behaviour_logprobs", "generator") == "recomputed"
+        need_start = bool(m.get("recompute_logprobs")) or replace_mu or (
+            len(plan) > 1 and self.spec.importance == "decoupled")
+        # pi_start and the reference: one no-grad pass over the batch with the weights at
+        # the start of this batch's updates (the proximal policy of decoupled PPO).
         t_rec = time.perf_counter()
-        if m.get("recompute_logprobs") or self.ref is not None:
-            with torch.no_grad():
-                self.model.eval()
-                for k, mb in enumerate(micro):
-                    if m.get("recompute_logprobs"):
-                        prox[k], _ = self._token_logprobs(self.model, mb, False)
-                        _, msk, mu, ver = self._pad(mb)[1:5]
-                        # Like-with-like gap: only tokens sampled with the trainer's current
-                        # weights, where recomputed and behaviour log-probs should agree.
-                        sel = (msk > 0) & (ver == trainer_version)
-                        gap_recompute.append((prox[k].cpu() - mu).abs()[sel])
-                    if self.ref is not None:
-                        refs[k], _ = self._token_logprobs(self.ref, mb, False)
-                self.model.train()
+        gaps: list[float] = []
+        replaced = total = 0
+        if need_start and seqs:
+            for s, lp in zip(seqs, self._all_logprobs(self.model, seqs)):
+                s["_start"] = lp
+                ver = s.get("versions") or [0] * len(lp)
+                mu = list(s.get("behaviour_logprobs") or [0.0] * len(lp))
+                # Like-with-like gap: only tokens sampled with the trainer's current weights,
+                # where recomputed and behaviour log-probs differ by numerics alone.
+                same = [t for t, v in enumerate(ver) if v == trainer_version]
+                gaps.extend(abs(lp[t] - mu[t]) for t in same)
+                total += len(lp)
+                if replace_mu:
+                    for t in same:
+                        mu[t] = lp[t]
+                    replaced += len(same)
+                    s["behaviour_logprobs"] = mu
+        if self.ref is not None and seqs:
+            for s, lp in zip(seqs, self._all_logprobs(self.ref, seqs)):
+                s["_ref"] = lp
         t_rec = time.perf_counter() - t_rec
+        first_parts: list[dict] = []
+        last_parts: list[dict] = []
+        grad_norms: list[float] = []
+        per_epoch = max(len(plan) // epochs, 1)
+        for u, idx in enumerate(plan):
+            mb_units = [units[i] for i in idx]
+            mb_seqs = [s for unit in mb_units for s in unit]
+            n_tok = sum(len(s["completion_ids"]) for s in mb_seqs)
+            norm = Normaliser(num_tokens=max(n_tok, 1), num_sequences=len(mb_seqs), dp_world_size=self.world)
+            parts = self._accumulate(mb_units, norm, trainer_version, LossInputs, compute_loss, len(plan) > 1)
+            if self.cfg.get("grad_clip"):
+                gn = torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.cfg["grad_clip"])
+                grad_norms.append(float(gn.full_tensor() if hasattr(gn, "full_tensor") else gn))
+            self.opt.step()
+            if u < per_epoch:  # the first pass: ratios against pi_start as the batch arrived
+                first_parts.extend(parts)
+            if u >= len(plan) - per_epoch:
+                last_parts.extend(parts)
+        self.version = trainer_version + 1
+        gathered = [None] * self.world
+        dist.all_gather_object(gathered, (first_parts, last_parts))
+        firsts = [p for g in gathered for p in g[0]]
+        lasts = [p for g in gathered for p in g[1]]
+        stats = merge_stats(firsts) if firsts else {}
+        for key in ("loss", "policy_loss", "kl_loss"):  # mean over the epoch's mini-batches
+            if key in stats:
+                stats[key] /= per_epoch
+        if len(plan) > 1 and lasts:
+            last = merge_stats(lasts)
+            for key in ("clip_fraction", "ratio_mean", "ratio_max", "ratio_min", "importance_weight_mean"):
+                if key in last:
+                    stats[f"last_update_{key}"] = last[key]
+        if gaps:
+            g = torch.tensor(gaps, dtype=torch.float64)
+            stats["recompute_gap_mean"] = float(g.mean())
+            stats["recompute_gap_p95"] = float(torch.quantile(g, 0.95))
+        if replace_mu:
+            stats["behaviour_replaced_fraction"] = replaced / max(total, 1)
+        if grad_norms:
+            stats["grad_norm"] = grad_norms[0] if len(grad_norms) == 1 else sum(grad_norms) / len(grad_norms)
+        stats["ppo_updates"] = len(plan)
+        stats["recompute_s"] = t_rec
+        stats["train_s"] = time.perf_counter() - t0
+        stats["train_tokens"] = sum(len(s["completion_ids"]) for s in seqs)
+        return {"stats": stats, "version": self.version}
+
+    def _accumulate(self, mb_units, norm, trainer_version, LossInputs, compute_loss, several: bool) -> list[dict]:
+        """One optimizer update's gradient: forward/backward over this rank's micro-batches."""
+        parts: list[dict] = []
         self.opt.zero_grad(set_to_none=True)
-        for k, mb in enumerate(micro):
-            _, _, msk, mu, ver, _ = self._pad(mb)
+        for mb in self._shard_units(mb_units):
+            _, _, msk, mu, ver, T = self._pad(mb)
             logp, ent = self._token_logprobs(self.model, mb, True)
+            start = self._completion_tensor(mb, "_start", T)
             adv = torch.tensor([float(s.get("advantage", 0.0)) for s in mb])
             staleness = (trainer_version - ver).clamp(min=0)
+            decoupled_recompute = self.spec.importance == "decoupled" and self.spec.proximal == "recompute"
             inputs = LossInputs(
                 logprobs=logp,
                 behaviour_logprobs=mu.to(self.device),
                 advantages=adv.to(self.device),
                 mask=msk.to(self.device),
-                proximal_logprobs=prox[k],
+                proximal_logprobs=start if decoupled_recompute else None,
                 staleness=staleness.to(self.device),
-                ref_logprobs=refs[k],
+                ref_logprobs=self._completion_tensor(mb, "_ref", T),
                 entropy=ent,
+                start_logprobs=start if several else None,
+                dpo_role=torch.tensor([int(s.get("dpo_role", 0)) for s in mb], device=self.device)
+                if self.spec.objective == "dpo" else None,
             )
             out = compute_loss(inputs, self.spec, norm)
             out.loss.backward()
             if msk.sum() > 0:
-                stats_parts.append(out.stats)
-        grad_norm = None
-        if self.cfg.get("grad_clip"):
-            gn = torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.cfg["grad_clip"])
-            grad_norm = float(gn.full_tensor() if hasattr(gn, "full_tensor") else gn)
-        self.opt.step()
-        self.version = trainer_version + 1
-        gathered = [None] * self.world
-        dist.all_gather_object(gathered, (stats_parts, [g.tolist() for g in gap_recompute]))
-        all_parts = [p for g in gathered for p in g[0]]
-        gaps = torch.tensor([x for g in gathered for gg in g[1] for x in gg], dtype=torch.float64)
-        stats = merge_stats(all_parts) if all_parts else {}
-        if gaps.numel():
-            stats["recompute_gap_mean"] = float(gaps.mean())
-            stats["recompute_gap_p95"] = float(torch.quantile(gaps, 0.95))
-        if grad_norm is not None:
-            stats["grad_norm"] = grad_norm
-        stats["recompute_s"] = t_rec
-        stats["train_s"] = time.perf_counter() - t0
-        stats["train_tokens"] = n_tokens
-        return {"stats": stats, "version": self.version}
+                parts.append(out.stats)
+        return parts
+
+    def _completion_tensor(self, mb: list[dict], key: str, T: int):
+        """[B, T] tensor of a per-token list stored on each sequence under `key` (or None)."""
+        if not all(key in s for s in mb):
+            return None
+        out = torch.zeros(len(mb), T)
+        for i, s in enumerate(mb):
+            vals = s[key]
+            if vals:
+                out[i, : len(vals)] = torch.tensor(vals)
+        return out.to(self.device)
 
     def _reshard(self) -> None:
         """FSDP2 keeps the root's parameters unsharded after a forward without backward (a

@@ -8,6 +8,8 @@ mean would weight a short micro-batch's tokens more).
 - ``token_mean``: 1 / N_tokens over the global batch (DAPO token-level loss).
 - ``seq_mean``: 1 / (N_seqs * len_i): mean over each sequence, then over sequences
   (original GRPO, 1/G sum_i 1/|o_i| sum_t).
+- ``seq_sum``: 1 / N_seqs: the sequence's summed log-likelihood, averaged over sequences
+  (REINFORCE / RLOO as Kool et al. and Ahmadian et al. write it: no length normalisation).
 - ``max_len``: 1 / (N_seqs * L_max) with a constant L_max (Dr. GRPO: no length bias).
 """
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Callable
 import torch
 from torch import Tensor
 
-AGGREGATIONS = ("token_mean", "seq_mean", "max_len")
+AGGREGATIONS = ("token_mean", "seq_mean", "seq_sum", "max_len")
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,10 @@ def _seq_mean(mask: Tensor, norm: Normaliser, max_len: int | None) -> Tensor:
     return mask / lengths / max(norm.num_sequences, 1)
 
 
+def _seq_sum(mask: Tensor, norm: Normaliser, max_len: int | None) -> Tensor:
+    return mask / max(norm.num_sequences, 1)
+
+
 def _max_len(mask: Tensor, norm: Normaliser, max_len: int | None) -> Tensor:
     if not max_len or max_len < 1:
         raise ValueError("max_len aggregation needs max_len_tokens >= 1")
@@ -62,6 +68,7 @@ def _max_len(mask: Tensor, norm: Normaliser, max_len: int | None) -> Tensor:
 AGGREGATION: dict[str, Callable[[Tensor, Normaliser, int | None], Tensor]] = {
     "token_mean": _token_mean,
     "seq_mean": _seq_mean,
+    "seq_sum": _seq_sum,
     "max_len": _max_len,
 }
 

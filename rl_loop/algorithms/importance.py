@@ -73,7 +73,11 @@ def _decoupled(x: "LossInputs", spec: "AlgorithmSpec") -> tuple[Tensor, Tensor, 
     elif spec.proximal == "loglinear":
         if x.staleness is None:
             raise ValueError("proximal=loglinear (A-3PO) needs LossInputs.staleness")
-        prox = proximal_loglinear(x.behaviour_logprobs.detach(), x.logprobs, x.staleness)
+        # With several updates per batch the interpolation is towards the policy at the start
+        # of the batch's update (start_logprobs), so the trust region does not move with
+        # every mini-batch; with one update pi_start == pi_theta and no extra forward is needed.
+        toward = x.logprobs if x.start_logprobs is None else x.start_logprobs
+        prox = proximal_loglinear(x.behaviour_logprobs.detach(), toward, x.staleness)
         alpha = a3po_alpha(x.staleness)
         extra["alpha"] = (alpha[:, None] if alpha.dim() == 1 else alpha).expand_as(prox).to(prox.dtype)
     else:

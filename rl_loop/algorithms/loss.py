@@ -34,12 +34,14 @@ class LossInputs:
     staleness: Tensor | None = None
     ref_logprobs: Tensor | None = None
     entropy: Tensor | None = None
+    start_logprobs: Tensor | None = None
+    dpo_role: Tensor | None = None
 
     def validate(self) -> None:
         shape = self.logprobs.shape
         if self.logprobs.dim() != 2:
             raise ValueError(f"logprobs must be [B, T], got {tuple(shape)}")
-        for name in ("behaviour_logprobs", "mask", "proximal_logprobs", "ref_logprobs", "entropy"):
+        for name in ("behaviour_logprobs", "mask", "proximal_logprobs", "ref_logprobs", "entropy", "start_logprobs"):
             t = getattr(self, name)
             if t is not None and t.shape != shape:
                 raise ValueError(f"{name} has shape {tuple(t.shape)}, expected {tuple(shape)} like logprobs")
@@ -47,6 +49,8 @@ class LossInputs:
             t = getattr(self, name)
             if t is not None and t.shape not in (shape, shape[:1]):
                 raise ValueError(f"{name} has shape {tuple(t.shape)}, expected [B] or [B, T] with B, T = {tuple(shape)}")
+        if self.dpo_role is not None and self.dpo_role.shape != shape[:1]:
+            raise ValueError(f"dpo_role has shape {tuple(self.dpo_role.shape)}, expected [B] with B = {shape[0]}")
 
 
 @dataclass
@@ -84,6 +88,12 @@ def logprob_gap_stats(logprobs: Tensor, other_logprobs: Tensor, mask: Tensor, pr
 def compute_loss(inputs: LossInputs, spec: AlgorithmSpec, normaliser: Normaliser | None = None) -> LossOutput:
     """Loss to minimise (scalar tensor with gradient) and detached statistics."""
     inputs.validate()
+    if spec.objective == "dpo":
+        from rl_loop.algorithms.dpo import dpo_loss
+
+        return dpo_loss(inputs, spec, normaliser)
+    if spec.objective != "policy_gradient":
+        raise ValueError(f"unknown objective {spec.objective!r}; choose from policy_gradient, dpo")
     if spec.gradient_term not in GRADIENT:
         raise ValueError(f"unknown gradient term {spec.gradient_term!r}; choose from {GRADIENT_TERMS}")
     compute_dtype = torch.float64 if inputs.logprobs.dtype == torch.float64 else torch.float32
@@ -102,6 +112,7 @@ def compute_loss(inputs: LossInputs, spec: AlgorithmSpec, normaliser: Normaliser
         proximal_logprobs=None if inputs.proximal_logprobs is None else inputs.proximal_logprobs.detach().to(compute_dtype),
         staleness=inputs.staleness,
         ref_logprobs=None if inputs.ref_logprobs is None else inputs.ref_logprobs.detach().to(compute_dtype),
+        start_logprobs=None if inputs.start_logprobs is None else inputs.start_logprobs.detach().to(compute_dtype),
     )
     norm = normaliser if normaliser is not None else Normaliser.from_mask(mask)
     agg = aggregation_weights(maskf, spec.aggregation, norm, spec.max_len_tokens).to(compute_dtype)
@@ -175,6 +186,10 @@ def merge_stats(parts: list[dict[str, float]]) -> dict[str, float]:
             out[key] = max(p[key] for p in present)
         elif key.endswith("_min"):
             out[key] = min(p[key] for p in present)
+        elif key.startswith("dpo_"):  # per-pair statistics: weighted by pairs, not tokens
+            weights = [p.get("num_pairs", 0.0) for p in present]
+            total = sum(weights)
+            out[key] = sum(w * p[key] for w, p in zip(weights, present)) / total if total else 0.0
         else:
             weights = [p.get("num_tokens", 1.0) for p in present]
             total = sum(weights)

@@ -12,7 +12,18 @@ An algorithm is a row of this table, not a branch in the trainer. The config's
 | decoupled_ppo | grpo | decoupled, recompute | ppo_clip | 0.2, 0.2 | token_mean (AReaL) |
 | a3po | grpo | decoupled, loglinear | ppo_clip | 0.2, 0.2 | token_mean (A-3PO) |
 | cispo | grpo | none | reinforce | none, 0.28 | token_mean (MiniMax-M1: only the upper bound is tuned) |
-| rloo | rloo | none | reinforce | none | seq_mean (REINFORCE, leave-one-out baseline) |
+| rloo | rloo | none (coupled pi/mu) | ppo_clip | 0.2, 0.2 | seq_sum (Kool et al. 2019; Noukhovitch et al. app. B) |
+| online_dpo | - | - | dpo (beta 0.1) | - | mean over pairs (Rafailov et al. 2023; Noukhovitch et al. sec. 3) |
+
+``rloo`` is REINFORCE with the leave-one-out baseline on the *sequence* log-likelihood
+(sum over tokens, mean over sequences: no 1/|o| normalisation), with the importance weight
+pi/mu bounded PPO-style to [1 - eps, 1 + eps] as the Asynchronous RLHF paper's "Proximal
+RLOO" (appendix B) does for off-policy data; the ratio is taken per token (RLAX eq. 3's
+token-level form), not per sequence.
+
+``online_dpo`` is not a policy-gradient loss: the trainer takes the best and the worst
+completion of each group as a (chosen, rejected) pair and minimises the DPO loss against
+the frozen reference model (``model.reference_path``); see ``dpo.py``.
 
 The KL coefficient defaults to 0 everywhere: a KL term needs a reference model, which
 the config must name explicitly (``model.reference_path``).
@@ -28,8 +39,9 @@ AdvantageName = Literal["group_mean", "grpo", "rloo", "dr_grpo"]
 ImportanceName = Literal["none", "aipo", "decoupled"]
 ProximalName = Literal["recompute", "loglinear"]
 GradientName = Literal["ppo_clip", "reinforce"]
-AggregationName = Literal["token_mean", "seq_mean", "max_len"]
-PresetName = Literal["grpo", "dr_grpo", "aipo", "decoupled_ppo", "a3po", "cispo", "rloo"]
+AggregationName = Literal["token_mean", "seq_mean", "seq_sum", "max_len"]
+ObjectiveName = Literal["policy_gradient", "dpo"]
+PresetName = Literal["grpo", "dr_grpo", "aipo", "decoupled_ppo", "a3po", "cispo", "rloo", "online_dpo"]
 
 _BASE: dict[str, Any] = {
     "advantage": "grpo",
@@ -42,6 +54,8 @@ _BASE: dict[str, Any] = {
     "aggregation": "token_mean",
     "kl_coef": 0.0,
     "adv_eps": 1e-6,
+    "objective": "policy_gradient",
+    "beta": 0.1,
 }
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -52,8 +66,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     "decoupled_ppo": {**_BASE, "importance": "decoupled", "proximal": "recompute"},
     "a3po": {**_BASE, "importance": "decoupled", "proximal": "loglinear"},
     "cispo": {**_BASE, "gradient_term": "reinforce", "eps_low": None, "eps_high": 0.28},
-    "rloo": {**_BASE, "advantage": "rloo", "gradient_term": "reinforce", "eps_low": None, "eps_high": None,
-             "aggregation": "seq_mean"},
+    "rloo": {**_BASE, "advantage": "rloo", "aggregation": "seq_sum"},
+    "online_dpo": {**_BASE, "objective": "dpo", "advantage": "group_mean"},
 }
 
 
@@ -79,12 +93,16 @@ class AlgorithmConfig(BaseModel):
     clip_low_off: bool = Field(False, description="Disable the lower clip regardless of preset.")
     clip_high_off: bool = Field(False, description="Disable the upper clip regardless of preset.")
     rho: float | None = Field(None, gt=0, description="AIPO one-sided truncation of pi/mu (LlamaRL: 2..10).")
-    aggregation: AggregationName | None = Field(None, description="token_mean, seq_mean or max_len.")
+    aggregation: AggregationName | None = Field(None, description="token_mean, seq_mean, seq_sum or max_len.")
     max_len_tokens: int | None = Field(
         None, ge=1, description="L_max of max_len aggregation; default generation.max_new_tokens."
     )
     kl_coef: float | None = Field(None, ge=0, description="Coefficient of the k3 KL to the reference model.")
     adv_eps: float | None = Field(None, gt=0, description="GRPO std epsilon: (r - mean) / (std + adv_eps).")
+    objective: ObjectiveName | None = Field(
+        None, description="policy_gradient (the modular loss) or dpo (online DPO on best/worst pairs of each group)."
+    )
+    beta: float | None = Field(None, gt=0, description="DPO inverse temperature: margin = beta * (h_chosen - h_rejected).")
 
 
 @dataclass(frozen=True)
@@ -102,6 +120,8 @@ class AlgorithmSpec:
     max_len_tokens: int | None
     kl_coef: float
     adv_eps: float
+    objective: str = "policy_gradient"
+    beta: float = 0.1
     name: str = "custom"
 
     def to_dict(self) -> dict[str, Any]:

@@ -14,7 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 import numpy as np  # noqa: E402  (numpy comes with the ml extra)
 
-from rl_loop.algorithms import (
+from rl_loop.algorithms import (  # noqa: I001
     PRESETS,
     AlgorithmConfig,
     LossInputs,
@@ -24,6 +24,7 @@ from rl_loop.algorithms import (
     resolve_algorithm,
 )
 
+PG_PRESETS = sorted(n for n, p in PRESETS.items() if p["objective"] == "policy_gradient")
 PI = [0.6, 0.75, 0.3]
 MU = [0.5, 0.5, 0.5]
 
@@ -116,10 +117,14 @@ def test_cispo_keeps_gradient_on_clipped_tokens():
     close(out.loss.item(), expected)
 
 
-def test_rloo_preset_plain_importance_sampled_reinforce():
-    # No clipping at all: weights sg(r) = (1.2, 1.5, 0.6); seq_mean with one sequence = 1/3.
-    _, grad = run(spec("rloo"), adv=2.0)
-    close(grad, [-0.8, -1.0, -0.4])
+def test_rloo_preset_sequence_likelihood_with_bounded_ratio():
+    # Proximal RLOO (Noukhovitch et al. app. B): min(r A, clip(r, .8, 1.2) A), A = 2,
+    # r = (1.2, 1.5, 0.6): objective (2.4, 2.4, 1.2). seq_sum: weight 1/N_seqs = 1 per
+    # token (no 1/|o|): loss = -6.0. Grad -r A on unclipped tokens: token 2 is clipped,
+    # token 3 takes the unclipped branch (1.2 < 1.6): (-2.4, 0, -1.2).
+    out, grad = run(spec("rloo"), adv=2.0)
+    close(out.loss.item(), -6.0)
+    close(grad, [-2.4, 0.0, -1.2])
 
 
 # ---------------------------------------------------------------- decoupled PPO
@@ -221,7 +226,7 @@ def test_padding_with_minus_inf_gives_finite_gradients():
     # Padding may hold -inf log-probs; masked out, nothing non-finite reaches the gradient.
     logp = torch.tensor([[math.log(0.6), -math.inf]], dtype=torch.float64, requires_grad=True)
     mu = torch.tensor([[math.log(0.5), -math.inf]], dtype=torch.float64)
-    for name in PRESETS:
+    for name in PG_PRESETS:
         logp.grad = None
         extra = {"proximal_logprobs": mu, "staleness": torch.tensor([3])}
         out = compute_loss(LossInputs(logp, mu, torch.tensor([1.0]), torch.tensor([[1.0, 0.0]]), **extra), spec(name))
@@ -246,6 +251,8 @@ def numpy_reference(name, logp, mu, adv, mask, prox=None, stale=None, ref=None, 
     n_tok, n_seq = mask.sum(), mask.shape[0]
     if p["aggregation"] == "token_mean":
         agg = mask / n_tok
+    elif p["aggregation"] == "seq_sum":
+        agg = mask / n_seq
     elif p["aggregation"] == "seq_mean":
         agg = mask / mask.sum(1, keepdims=True) / n_seq
     else:
@@ -273,7 +280,7 @@ def numpy_reference(name, logp, mu, adv, mask, prox=None, stale=None, ref=None, 
     return grad * mask
 
 
-@pytest.mark.parametrize("name", sorted(PRESETS))
+@pytest.mark.parametrize("name", PG_PRESETS)
 def test_every_preset_matches_numpy_reference(name):
     rng = np.random.default_rng(0)
     B, T = 5, 6
@@ -316,7 +323,7 @@ def _sliced(extra, s):
     return {k: v[s] for k, v in extra.items()}
 
 
-@pytest.mark.parametrize("name", sorted(PRESETS))
+@pytest.mark.parametrize("name", PG_PRESETS)
 def test_micro_batch_accumulation_equals_full_batch(name):
     logp, mu, adv, mask, extra = _random_batch(1)
     sp = resolve_algorithm(AlgorithmConfig(name=name, kl_coef=0.1), max_new_tokens=5)
@@ -398,7 +405,7 @@ def _tiny_batch():
     return tokens, mask
 
 
-@pytest.mark.parametrize("name", sorted(PRESETS))
+@pytest.mark.parametrize("name", PG_PRESETS)
 def test_zero_learning_rate_keeps_ratio_one_and_gap_zero(name):
     model = TinyLM()
     tokens, mask = _tiny_batch()
@@ -423,7 +430,7 @@ def test_zero_learning_rate_keeps_ratio_one_and_gap_zero(name):
         assert out.stats["behaviour_ratio_min"] == out.stats["behaviour_ratio_max"] == 1.0
 
 
-@pytest.mark.parametrize("name", sorted(PRESETS))
+@pytest.mark.parametrize("name", PG_PRESETS)
 @pytest.mark.parametrize("sign", [1.0, -1.0])
 def test_advantage_sign_sets_direction_of_logprob_change(name, sign):
     model = TinyLM(seed=1)
@@ -452,8 +459,9 @@ def test_public_surface_is_pinned():
         "ADVANTAGE_ESTIMATORS", "AGGREGATIONS", "GRADIENT_TERMS", "IMPORTANCE_MODES", "PROXIMAL_MODES", "PRESETS",
         "AlgorithmConfig", "AlgorithmSpec", "LossInputs", "LossOutput", "Normaliser", "a3po_alpha",
         "aggregation_weights", "compute_advantages", "compute_loss", "group_advantages", "k3_kl",
-        "logprob_gap_stats", "merge_stats", "proximal_loglinear", "resolve_algorithm",
+        "logprob_gap_stats", "merge_stats", "proximal_loglinear", "resolve_algorithm", "dpo_loss", "make_pairs",
+        "plan_updates",
     }
     for name in alg.__all__:
         getattr(alg, name)
-    assert set(PRESETS) == {"grpo", "dr_grpo", "aipo", "decoupled_ppo", "a3po", "cispo", "rloo"}
+    assert set(PRESETS) == {"grpo", "dr_grpo", "aipo", "decoupled_ppo", "a3po", "cispo", "rloo", "online_dpo"}
