@@ -41,8 +41,8 @@ import torch
 from rl_loop.checkpoint import CheckpointManager
 from rl_loop.config import RLConfig
 from rl_loop.filtering import DynamicFilter
-from rl_loop.launch import rank_cores
 from rl_loop.generator import Generator, GeneratorSettings, GenRequest, GenResult
+from rl_loop.launch import rank_cores
 from rl_loop.rewards import RewardFn, make_client
 from rl_loop.rollouts import Group, PromptSampler, Sample, load_prompts
 from rl_loop.schedule import Candidate, StepSchedule, StepState
@@ -56,6 +56,16 @@ PROBE_COMPLETION = "```python\nprint(int(input()) * 2)\n```"
 
 class ControllerError(RuntimeError):
     pass
+
+
+def _truncate_jsonl(path: Path, keep) -> None:
+    """Keep only the records `keep(record)` accepts (used on resume), atomically."""
+    if not path.exists():
+        return
+    lines = [ln for ln in path.read_text().splitlines() if ln.strip() and keep(json.loads(ln))]
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("".join(ln + "\n" for ln in lines))
+    os.replace(tmp, path)
 
 
 class Controller:
@@ -124,12 +134,14 @@ class Controller:
             self.sync = GroupWeightSync(self.trainer, self.generators, host=d.controller_host,
                                         timeout_s=d.weight_sync_timeout_s)
         else:
-            # One tag per run dir: a run restarted after SIGKILL sweeps the files the dead one left.
-            tag = hashlib.sha1(str(self.run_dir.resolve()).encode()).hexdigest()[:12]
-            self.sync = FileWeightSync(self.trainer, self.generators, run_tag=tag)
+            self.sync = FileWeightSync(self.trainer, self.generators, run_tag=self._file_tag())
         self.ckpt = CheckpointManager(c.checkpoint.dir, c.checkpoint.keep)
         self.prompt_log = self.run_dir / "prompts.jsonl"
         self.step_log = self.run_dir / "steps.jsonl"
+
+    def _file_tag(self) -> str:
+        """One tag per run dir: a run restarted after SIGKILL sweeps the files the dead one left."""
+        return hashlib.sha1(str(self.run_dir.resolve()).encode()).hexdigest()[:12]
 
     def make_schedule(self) -> None:
         g = self.cfg.generation
@@ -370,22 +382,22 @@ class Controller:
         from rl_loop.metrics import MetricsWriter
 
         self._build()
-        swept = self.sync.sweep()
-        if swept:
-            log.info("removed %d weight file(s) a killed run left in %s", swept, self.sync.sync_dir)
         # Files a killed run of the file path left, whichever path this run uses.
-        FileWeightSync(None, [], run_tag=hashlib.sha1(str(self.run_dir.resolve()).encode()).hexdigest()[:12]).sweep()
+        leftover = FileWeightSync(None, [], run_tag=self._file_tag())
+        swept = leftover.sweep()
+        if swept:
+            log.info("removed %d weight file(s) a killed run left in %s", swept, leftover.sync_dir)
         resume_from = self.ckpt.latest() if self.cfg.checkpoint.resume else None
         t0 = time.perf_counter()
         gen_starts = [asyncio.to_thread(g.start) for g in self.generators]
         info = await asyncio.gather(asyncio.to_thread(self.trainer.start), *gen_starts)
-        sync_info = {"method": "file"}
-        if isinstance(self.sync, GroupWeightSync):
-            sync_info = {"method": "group", **await self.sync.setup(self.cfg.trainer.world_size)}
-        startup_s = time.perf_counter() - t0
-        probe = self._probe_sequence()
-        summary = {"startup_s": startup_s, "trainer": info[0], "weight_sync": sync_info, "resumed_from": None}
         try:
+            sync_info = {"method": "file"}
+            if isinstance(self.sync, GroupWeightSync):
+                sync_info = {"method": "group", **await self.sync.setup(self.cfg.trainer.world_size)}
+            startup_s = time.perf_counter() - t0
+            probe = self._probe_sequence()
+            summary = {"startup_s": startup_s, "trainer": info[0], "weight_sync": sync_info, "resumed_from": None}
             if resume_from is not None:
                 snap = CheckpointManager.read_snapshot(resume_from)
                 await self.trainer.load(str(resume_from))
