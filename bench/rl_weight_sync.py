@@ -11,6 +11,10 @@ weights `repeats` times (the first push is a warm-up and is not counted) and pri
   inside the engine), wait (what `load` still waited for the transfer after `export`
   returned), copy-in (staged tensors -> running engine), total = export + load as the
   controller sees them;
+* group-reload: the same, but the engine copies in through vLLM's layer-wise reload (which
+  re-packs CPU GEMM weights) instead of plain copies;
+* gen_tok_s before/after: the engine's decode speed before the first sync and after the
+  last (direct copy-in switches CPU linears from vLLM's packed oneDNN GEMM to torch's);
 * file (fallback, `FileWeightSync`): gather (rank 0 gathers the full state), write
   (safetensors on /dev/shm), load (engine reads the file and copies in), total.
 """
@@ -29,7 +33,19 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 
-async def one(model: str, method: str, repeats: int, world: int, n_gen: int) -> dict:
+def gen_tok_s(gen, n_tokens: int = 64) -> float:
+    """Decode speed of the engine as it is now (fixed prompt, fixed length)."""
+    import time
+
+    from vllm import SamplingParams
+
+    p = SamplingParams(max_tokens=n_tokens, ignore_eos=True, temperature=0.0)
+    t0 = time.perf_counter()
+    gen.llm.generate([{"prompt_token_ids": [1, 504, 3060, 314, 253, 1345]}] * 4, p, use_tqdm=False)
+    return 4 * n_tokens / (time.perf_counter() - t0)
+
+
+async def one(model: str, method: str, repeats: int, world: int, n_gen: int, copy_in: str = "direct") -> dict:
     from rl_loop.algorithms import resolve_algorithm
     from rl_loop.generator import Generator, GeneratorSettings
     from rl_loop.trainer import Trainer, TrainerSettings
@@ -42,9 +58,10 @@ async def one(model: str, method: str, repeats: int, world: int, n_gen: int) -> 
     med = statistics.median
     try:
         await asyncio.gather(asyncio.to_thread(tr.start), *(asyncio.to_thread(g.start) for g in gens))
+        tok_before = gen_tok_s(gens[0])
         if method == "group":
-            sync = GroupWeightSync(tr, gens)
-            await sync.setup(world)
+            sync = GroupWeightSync(tr, gens, copy_in=copy_in)
+            setup = await sync.setup(world)
         else:
             sync = FileWeightSync(tr, gens)
         file_detail = []
@@ -58,7 +75,8 @@ async def one(model: str, method: str, repeats: int, world: int, n_gen: int) -> 
                 await sync.push(v)
         h = sync.history[1:]
         mb = h[0].bytes / 2**20
-        out = {"model": Path(model).name, "method": method, "trainer_ranks": world, "generators": n_gen,
+        out = {"model": Path(model).name, "method": method if method == "file" else f"group/{setup['copy_in'][0]}",
+               "gen_tok_s_before": tok_before, "gen_tok_s_after": gen_tok_s(gens[0]), "trainer_ranks": world, "generators": n_gen,
                "mbytes": round(mb, 1), "total_s": med(r.total_s for r in h)}
         if method == "group":
             d = sync.detail[1:]
@@ -80,7 +98,8 @@ async def one(model: str, method: str, repeats: int, world: int, n_gen: int) -> 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", nargs="+", default=["models/SmolLM2-135M-Instruct"])
-    ap.add_argument("--methods", nargs="+", default=["group", "file"], choices=["group", "file"])
+    ap.add_argument("--methods", nargs="+", default=["group", "group-reload", "file"],
+                    choices=["group", "group-reload", "file"])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--world-size", type=int, default=2)
     ap.add_argument("--generators", type=int, default=1)
@@ -89,7 +108,9 @@ def main() -> None:
         if not (Path(m) / "config.json").is_file():
             raise SystemExit(f"{m}: no model directory (build it with `rl-loop prepare-model`)")
         for method in a.methods:
-            print(json.dumps(asyncio.run(one(m, method, a.repeats, a.world_size, a.generators))), flush=True)
+            copy_in = "reload" if method == "group-reload" else "direct"
+            res = asyncio.run(one(m, method.split("-")[0], a.repeats, a.world_size, a.generators, copy_in))
+            print(json.dumps(res), flush=True)
 
 
 if __name__ == "__main__":

@@ -68,8 +68,9 @@ class GenerationConfig(_Section):
     kv_cache_gib: int = Field(1, ge=1, description="vLLM CPU KV-cache size, GiB (VLLM_CPU_KVCACHE_SPACE; CPU build only).")
     gpu_memory_utilization: float = Field(0.5, gt=0, le=1, description="vLLM GPU memory share (GPU build only).")
     cpu_cores: list[int] | None = Field(
-        None, description="CPU cores the generator engines run on (CPU build; None: no pinning). With "
-        "trainer.cpu_cores, give async runs disjoint cores so generation and training do not fight.")
+        None, description="CPU cores the generator engines run on (CPU build; None: no pinning), split evenly "
+        "between engines. Async runs must give generators and trainer.cpu_cores disjoint cores (they run at once); "
+        "a synchronous run may give both the same cores (they take turns).")
     max_groups_per_step: int = Field(
         0, ge=0, description="Give up with an error after this many groups judged without filling one batch "
         "(0: 50 x batch_size_prompts); stops a run whose every group is filtered from looping forever."
@@ -140,6 +141,10 @@ class DistributedConfig(_Section):
     weight_sync: Literal["group", "file"] = Field(
         "group", description="group: in place, each trainer rank sends its shards to every engine over a "
         "gloo/NCCL weight group; file: rank 0 gathers the full state to a safetensors file on /dev/shm (fallback).")
+    engine_copy_in: Literal["direct", "reload"] = Field(
+        "direct", description="How synced weights enter an engine: direct (plain copies into the model's tensors; "
+        "on CPU its linears then run torch's GEMM instead of vLLM's packed oneDNN one) or reload (vLLM's "
+        "layer-wise reload and re-pack, ~0.5 s more for 135M params on 2 cores). Models direct cannot map use reload.")
     weight_sync_timeout_s: float = Field(300.0, gt=0, description="Weight-group join/transfer timeout, seconds.")
 
 
@@ -232,8 +237,9 @@ def combination_errors(cfg: RLConfig) -> list[str]:
         errs.append("distributed.nnodes > 1 needs distributed.rdzv_endpoint (host:port) and a fixed "
                     "distributed.controller_port")
     cores = [cfg.generation.cpu_cores, cfg.trainer.cpu_cores]
-    if all(c is not None for c in cores) and set(cores[0]) & set(cores[1]):
-        errs.append(f"generation.cpu_cores and trainer.cpu_cores overlap on {sorted(set(cores[0]) & set(cores[1]))}")
+    if s > 0 and all(c is not None for c in cores) and set(cores[0]) & set(cores[1]):
+        errs.append(f"generation.cpu_cores and trainer.cpu_cores overlap on {sorted(set(cores[0]) & set(cores[1]))}: "
+                    "an async run (staleness.max_staleness > 0) generates and trains at once, give them disjoint cores")
     for name, c in zip(("generation", "trainer"), cores):
         if c is not None and (not c or min(c) < 0 or len(set(c)) != len(c)):
             errs.append(f"{name}.cpu_cores={c} must be distinct non-negative core ids")

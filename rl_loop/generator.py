@@ -212,9 +212,10 @@ class Generator:
         return await asyncio.to_thread(self.load_weights_sync, path, version)
 
     # in-place weight sync (rl_loop.weight_sync.GroupWeightSync)
-    def sync_join_sync(self, spec: dict, rank: int, plan: list[dict], n_trainer_ranks: int) -> dict:
+    def sync_join_sync(self, spec: dict, rank: int, plan: list[dict], n_trainer_ranks: int,
+                       copy_in: str = "direct") -> dict:
         with self._lock:
-            return self.llm.collective_rpc("rl_sync_join", args=(spec, rank, plan, n_trainer_ranks))[0]
+            return self.llm.collective_rpc("rl_sync_join", args=(spec, rank, plan, n_trainer_ranks, copy_in))[0]
 
     def sync_apply_sync(self, version: int, timeout_s: float) -> dict:
         """Make the engine hold staged version `version` (it waits for the transfer to end)."""
@@ -225,8 +226,9 @@ class Generator:
             self.version = version
         return dict(res, seconds=time.perf_counter() - t0)
 
-    async def sync_join(self, spec: dict, rank: int, plan: list[dict], n_trainer_ranks: int) -> dict:
-        return await asyncio.to_thread(self.sync_join_sync, spec, rank, plan, n_trainer_ranks)
+    async def sync_join(self, spec: dict, rank: int, plan: list[dict], n_trainer_ranks: int,
+                        copy_in: str = "direct") -> dict:
+        return await asyncio.to_thread(self.sync_join_sync, spec, rank, plan, n_trainer_ranks, copy_in)
 
     async def sync_apply(self, version: int, timeout_s: float) -> dict:
         return await asyncio.to_thread(self.sync_apply_sync, version, timeout_s)

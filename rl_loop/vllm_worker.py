@@ -34,19 +34,56 @@ class WeightLoaderExtension:
                 for name in f.keys():
                     names.append(name)
                     yield name, f.get_tensor(name)
-            # The worker's reload_weights wraps model.load_weights with vLLM's layer-wise
-            # reload: kernels that repack weights after loading (the CPU backend packs
-            # linear weights, leaving the original parameter empty) are re-run, so a
-            # plain model.load_weights would fail with "load ... into torch.Size([0])".
             self._rl_load_iter(tensors())
         return {"tensors": len(names), "seconds": time.perf_counter() - t0}
 
     def _rl_load_iter(self, tensors) -> None:
+        direct = getattr(self, "_rl_direct", None)
+        if direct is not None:
+            direct.copy(tensors)
+            self._rl_retie_plain()
+            return
+        # The worker's reload_weights wraps model.load_weights with vLLM's layer-wise
+        # reload: kernels that repack weights after loading (the CPU backend packs
+        # linear weights, leaving the original parameter empty) are re-run, so a
+        # plain model.load_weights would fail with "load ... into torch.Size([0])".
         self.reload_weights(weights_iterator=tensors, is_checkpoint_format=True)
         self._rl_retie_head()
 
+    def _rl_retie_plain(self) -> None:
+        """Direct copy-in: a head tied to the embedding must read the new embedding."""
+        model = self.model_runner.model
+        if not getattr(getattr(model, "config", None), "tie_word_embeddings", False) or not hasattr(model, "lm_head"):
+            return
+        emb, head = model.model.embed_tokens.weight, model.lm_head.weight
+        if head.data_ptr() != emb.data_ptr():
+            head.data[: emb.shape[0]].copy_(emb.data)
+
+    def _rl_install_direct(self, plan: list[dict]) -> bool:
+        """Switch to direct copy-in when the model allows it (see rl_loop.engine_weights), and
+        fill the engine's new plain weight tensors from the files it started from."""
+        import glob
+        import os
+
+        from safetensors import safe_open
+
+        from rl_loop.engine_weights import DirectCopyIn
+
+        model = self.model_runner.model
+        direct = DirectCopyIn.build(model, {p["name"]: p["shape"] for p in plan})
+        if direct is None:
+            return False
+        files = sorted(glob.glob(os.path.join(self.model_runner.model_config.model, "*.safetensors")))
+        for fn in files:
+            with safe_open(fn, framework="pt", device="cpu") as f:
+                direct.copy((k, f.get_tensor(k)) for k in f.keys())
+        self._rl_direct = direct
+        self._rl_retie_plain()
+        return True
+
     # ---- in-place sync through the weight group ----------------------------------------
-    def rl_sync_join(self, spec: dict, rank: int, plan: list[dict], n_trainer_ranks: int) -> dict:
+    def rl_sync_join(self, spec: dict, rank: int, plan: list[dict], n_trainer_ranks: int,
+                     copy_in_mode: str = "direct") -> dict:
         """Join the weight group as `rank` and start receiving (blocks until all joined)."""
         import torch
 
@@ -59,7 +96,10 @@ class WeightLoaderExtension:
         pg, store = join(spec, rank)
         self._rl_receiver = ShardReceiver(pg, store, plan, n_trainer_ranks, device)
         self._rl_receiver.start()
-        return {"join_s": time.perf_counter() - t0, "staging_bytes": self._rl_receiver.nbytes}
+        # Must run before any other load: it refills from the files the engine started from.
+        direct = copy_in_mode == "direct" and self._rl_install_direct(plan)
+        return {"join_s": time.perf_counter() - t0, "staging_bytes": self._rl_receiver.nbytes,
+                "copy_in": "direct" if direct else "reload"}
 
     def rl_sync_apply(self, version: int, timeout_s: float) -> dict:
         """Copy staged version `version` into the engine (waits for it to arrive)."""

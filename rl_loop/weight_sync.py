@@ -11,7 +11,8 @@ FSDP shard rows into a snapshot buffer (no collective, no full-state gather) and
 thread streams them, parameter by parameter, to every engine's receiver thread, which
 receives each piece in place in a full-size staging tensor (`rl_loop.trainer_sync`,
 `rl_loop.weight_receiver`). `load(v)`: each engine copies the staged tensors into its
-running model (vLLM's in-place reload, tied head re-tied, prefix cache reset). No file, no
+running model by plain copies (`rl_loop.engine_weights`; vLLM's layer-wise reload where the
+model is not covered), then resets the prefix cache. No file, no
 serialisation; the trainer is not involved in `load`, so a load never waits for a train step.
 
 `FileWeightSync` (fallback, `weight_sync.method: file`): rank 0 gathers the full state
@@ -151,6 +152,7 @@ class GroupWeightSync:
     host: str = "127.0.0.1"
     timeout_s: float = 300.0
     backend: str | None = None
+    copy_in: str = "direct"  # or "reload" (vLLM's layer-wise reload; also the automatic fallback)
     history: list[SyncRecord] = field(default_factory=list)
     detail: list[dict] = field(default_factory=list)
     _exported: dict[int, tuple[float, int]] = field(default_factory=dict)
@@ -166,10 +168,11 @@ class GroupWeightSync:
         plan = await self.trainer.sync_plan()
         self._bytes = sum(_numel(p["shape"]) * _itemsize(p["dtype"]) for p in plan)
         gen_ranks = [n_trainer_ranks + i for i in range(len(self.generators))]
-        await asyncio.gather(
+        res = await asyncio.gather(
             self.trainer.sync_join(spec, gen_ranks),
-            *(g.sync_join(spec, r, plan, n_trainer_ranks) for g, r in zip(self.generators, gen_ranks)))
-        return {"join_s": time.perf_counter() - t0, "bytes": self._bytes, "world": spec["world"]}
+            *(g.sync_join(spec, r, plan, n_trainer_ranks, self.copy_in) for g, r in zip(self.generators, gen_ranks)))
+        return {"join_s": time.perf_counter() - t0, "bytes": self._bytes, "world": spec["world"],
+                "copy_in": sorted({r["copy_in"] for r in res[1:]})}
 
     async def export(self, version: int) -> float:
         t0 = time.perf_counter()

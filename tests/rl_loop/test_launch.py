@@ -30,7 +30,7 @@ def test_core_shares_are_disjoint_and_cover_the_list():
       "distributed.controller_port=5"], "divisible by distributed.nnodes"),
     (["distributed.nnodes=2", "trainer.world_size=2"], "rdzv_endpoint"),
     (["distributed.node_rank=1"], "node_rank=1 must be < distributed.nnodes=1"),
-    (["generation.cpu_cores=[0, 1]", "trainer.cpu_cores=[1]"], "overlap on [1]"),
+    (["generation.cpu_cores=[0, 1]", "trainer.cpu_cores=[1]", "staleness.max_staleness=1"], "overlap on [1]"),
     (["trainer.cpu_cores=[0, 0]"], "distinct"),
     (["distributed.weight_sync=nccl"], "weight_sync"),
 ])
@@ -38,6 +38,12 @@ def test_bad_distributed_settings_are_rejected_with_the_fields_named(over, needl
     with pytest.raises(ConfigError, match=None) as e:
         load_config(None, over + ["trainer.micro_batch_size_seqs=1"])
     assert needle in str(e.value)
+
+
+def test_a_synchronous_run_may_share_cores_between_generation_and_training():
+    cfg = load_config(None, ["generation.cpu_cores=[0, 1]", "trainer.cpu_cores=[0, 1]", "staleness.max_staleness=0",
+                             "trainer.micro_batch_size_seqs=1"])
+    assert cfg.trainer.cpu_cores == [0, 1]
 
 
 def test_disjoint_cores_and_two_nodes_are_accepted():

@@ -1,0 +1,99 @@
+"""Direct copy-in: HF-named tensors -> the running vLLM model's own tensors, by plain copies.
+
+vLLM's in-place reload (`reload_weights`) re-materialises every layer and, on the CPU build,
+re-packs every linear weight into a oneDNN handle: ~0.5 s for SmolLM2-135M on this machine,
+more than the transfer itself. This module maps each checkpoint name once to a slice of an
+engine tensor (fused layers from the model's `packed_modules_mapping`: q/k/v rows stacked
+into qkv_proj, gate/up into gate_up_proj, in list order; tensor parallel size 1) and then
+copies. On CPU the packed linears are switched to `torch.nn.functional.linear` on a plain
+weight tensor once (their packed copy cannot be written in place); GPU layers already
+compute from their weight tensors. A model this mapping does not cover (other module
+names, quantized or sharded weights) gets `None` from `build`, and callers fall back to
+vLLM's reload.
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+
+def _packed(module: torch.nn.Module) -> bool:
+    """A CPU linear whose weight vLLM moved into a packed GEMM handle."""
+    w = getattr(module, "weight", None)
+    return hasattr(module, "cpu_linear") and w is not None and w.numel() == 0
+
+
+class DirectCopyIn:
+    def __init__(self, model: torch.nn.Module, dests: dict[str, tuple[str, str, int]],
+                 new_weights: dict[str, tuple[int, ...]]) -> None:
+        self.model = model
+        self.dests = dests  # HF name -> (module path, parameter name, first row)
+        self._targets: dict[str, torch.Tensor] = {}
+        self._install(new_weights)
+
+    @classmethod
+    def build(cls, model: torch.nn.Module, shapes: dict[str, list[int]]) -> "DirectCopyIn | None":
+        """Map every HF name in `shapes` onto the model, or None when that is not possible."""
+        fused_of: dict[str, tuple[str, list[str]]] = {}
+        for fused, parts in (getattr(model, "packed_modules_mapping", None) or {}).items():
+            for p in parts:
+                fused_of[p] = (fused, parts)
+        dests: dict[str, tuple[str, str, int]] = {}
+        new_weights: dict[str, list[int]] = {}  # packed module path -> full weight shape
+        for name, shape in shapes.items():
+            mod_path, _, pname = name.rpartition(".")
+            parent, _, leaf = mod_path.rpartition(".")
+            row = 0
+            if leaf in fused_of:
+                fused, parts = fused_of[leaf]
+                siblings = [f"{parent}.{p}.{pname}" for p in parts]
+                if not all(s in shapes for s in siblings):
+                    return None
+                row = sum(shapes[s][0] for s in siblings[: parts.index(leaf)])
+                mod_path = f"{parent}.{fused}"
+                full = [sum(shapes[s][0] for s in siblings), *shape[1:]]
+            else:
+                full = list(shape)
+            try:
+                module = model.get_submodule(mod_path)
+            except AttributeError:
+                return None
+            if _packed(module) and pname == "weight":
+                new_weights[mod_path] = tuple(full)
+            else:
+                t = getattr(module, pname, None)
+                if t is None or t.dim() != len(shape) or t.shape[0] < row + shape[0] or \
+                        tuple(t.shape[1:]) != tuple(shape[1:]):
+                    return None
+            dests[name] = (mod_path, pname, row)
+        for path, m in model.named_modules():  # a packed layer nobody writes would stay stale
+            if _packed(m) and path not in new_weights:
+                return None
+        return cls(model, dests, new_weights)
+
+    def _install(self, new_weights: dict[str, tuple[int, ...]]) -> None:
+        for path, shape in new_weights.items():
+            m = self.model.get_submodule(path)
+            dtype = m.weight.dtype
+            m.weight = torch.nn.Parameter(torch.zeros(shape, dtype=dtype, device=m.weight.device),
+                                          requires_grad=False)
+        for m in self.model.modules():
+            if hasattr(m, "cpu_linear"):
+                m.cpu_linear = F.linear  # reads the weight tensor we write (tied heads too)
+        for name, (path, pname, row) in self.dests.items():
+            self._targets[name] = getattr(self.model.get_submodule(path), pname)
+
+    @torch.no_grad()
+    def copy(self, tensors) -> int:
+        """Copy (HF name, tensor) pairs in; returns how many."""
+        n = 0
+        for name, t in tensors:
+            dst = self._targets.get(name)
+            if dst is None:
+                if name == "lm_head.weight":  # tied to the embedding, which is copied
+                    continue
+                raise KeyError(f"{name}: not a parameter of the running model")
+            row = self.dests[name][2]
+            dst.data[row:row + t.shape[0]].copy_(t)
+            n += 1
+        return n
