@@ -96,7 +96,10 @@ def bump(store, key: str) -> None:
     store.add(key, 1)
 
 
-def wait_count(store, key: str, count: int, poll_s: float = 0.005) -> None:
-    """Block until counter `key` reaches `count`."""
+def wait_count(store, key: str, count: int, max_poll_s: float = 0.05) -> None:
+    """Block until counter `key` reaches `count` (polls back off from 1 ms to `max_poll_s`:
+    quick when the other side is about to be ready, cheap through a long step)."""
+    poll = 0.001
     while store.add(key, 0) < count:
-        time.sleep(poll_s)
+        time.sleep(poll)
+        poll = min(poll * 2, max_poll_s)
