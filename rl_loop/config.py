@@ -142,9 +142,9 @@ class DistributedConfig(_Section):
         "group", description="group: in place, each trainer rank sends its shards to every engine over a "
         "gloo/NCCL weight group; file: rank 0 gathers the full state to a safetensors file on /dev/shm (fallback).")
     engine_copy_in: Literal["direct", "reload"] = Field(
-        "direct", description="How synced weights enter an engine: direct (plain copies into the model's tensors; "
-        "on CPU its linears then run torch's GEMM instead of vLLM's packed oneDNN one) or reload (vLLM's "
-        "layer-wise reload and re-pack, ~0.5 s more for 135M params on 2 cores). Models direct cannot map use reload.")
+        "direct", description="How synced weights enter an engine: direct (copies into the model's own tensors, "
+        "then each CPU GEMM layer re-packs) or reload (vLLM's layer-wise reload: re-allocates every layer, slower). "
+        "Models direct cannot map use reload.")
     weight_sync_timeout_s: float = Field(300.0, gt=0, description="Weight-group join/transfer timeout, seconds.")
 
 

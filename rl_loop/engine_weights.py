@@ -1,20 +1,26 @@
 """Direct copy-in: HF-named tensors -> the running vLLM model's own tensors, by plain copies.
 
-vLLM's in-place reload (`reload_weights`) re-materialises every layer and, on the CPU build,
-re-packs every linear weight into a oneDNN handle: ~0.5 s for SmolLM2-135M on this machine,
-more than the transfer itself. This module maps each checkpoint name once to a slice of an
-engine tensor (fused layers from the model's `packed_modules_mapping`: q/k/v rows stacked
-into qkv_proj, gate/up into gate_up_proj, in list order; tensor parallel size 1) and then
-copies. On CPU the packed linears are switched to `torch.nn.functional.linear` on a plain
-weight tensor once (their packed copy cannot be written in place); GPU layers already
-compute from their weight tensors. A model this mapping does not cover (other module
-names, quantized or sharded weights) gets `None` from `build`, and callers fall back to
-vLLM's reload.
+vLLM's in-place reload (`reload_weights`) re-materialises every layer (fresh allocations,
+meta-device bookkeeping) before re-running each layer's post-load processing; in one
+engine it got slower with every reload here. This module maps each checkpoint name once to
+a slice of an engine tensor (fused layers from the model's `packed_modules_mapping`: q/k/v
+rows stacked into qkv_proj, gate/up into gate_up_proj, in list order; tensor parallel size
+1) and then copies.
+
+On the CPU build vLLM packs each linear weight into a oneDNN handle and frees the plain
+tensor; the handle keeps its own copy, so a write to any tensor is not seen. We keep one
+plain weight tensor per such layer (allocated once), copy into it, and re-run the layer's
+own post-load step, which packs a new handle from it. The handle is kept rather than
+switching to `torch.nn.functional.linear` because oneDNN's result for a row does not
+depend on the batch it is computed in and torch's GEMM's does (seen: behaviour log-probs
+1e-9 apart between two runs of one seed), which would break bit-identical runs. GPU layers
+compute from their weight tensors and need only the copy. A model this mapping does not
+cover (other module names, quantized or sharded weights) gets `None` from `build`, and
+callers fall back to vLLM's reload.
 """
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 
 
 def _packed(module: torch.nn.Module) -> bool:
@@ -72,16 +78,27 @@ class DirectCopyIn:
         return cls(model, dests, new_weights)
 
     def _install(self, new_weights: dict[str, tuple[int, ...]]) -> None:
+        self._plain: dict[str, torch.Tensor] = {}
         for path, shape in new_weights.items():
             m = self.model.get_submodule(path)
-            dtype = m.weight.dtype
-            m.weight = torch.nn.Parameter(torch.zeros(shape, dtype=dtype, device=m.weight.device),
-                                          requires_grad=False)
-        for m in self.model.modules():
-            if hasattr(m, "cpu_linear"):
-                m.cpu_linear = F.linear  # reads the weight tensor we write (tied heads too)
+            self._plain[path] = torch.zeros(shape, dtype=m.weight.dtype, device=m.weight.device)
+        # Layers whose kernel reads a packed copy: packed-and-freed ones plus any other with
+        # a CPU GEMM dispatch (a tied head keeps its tensor but packs a copy of it too).
+        self._repack = [(p, m) for p, m in self.model.named_modules() if hasattr(m, "cpu_linear")]
         for name, (path, pname, row) in self.dests.items():
-            self._targets[name] = getattr(self.model.get_submodule(path), pname)
+            if path in self._plain and pname == "weight":
+                self._targets[name] = self._plain[path]
+            else:
+                self._targets[name] = getattr(self.model.get_submodule(path), pname)
+
+    def _pack(self) -> None:
+        """Re-run each CPU GEMM layer's own post-load step on its new values."""
+        for path, m in self._repack:
+            if path in self._plain:
+                m.weight = torch.nn.Parameter(self._plain[path], requires_grad=False)
+            method = getattr(m, "quant_method", None)
+            if method is not None and hasattr(method, "process_weights_after_loading"):
+                method.process_weights_after_loading(m)
 
     @torch.no_grad()
     def copy(self, tensors) -> int:
@@ -97,3 +114,7 @@ class DirectCopyIn:
             dst.data[row:row + t.shape[0]].copy_(t)
             n += 1
         return n
+
+    def finish(self) -> None:
+        """After the last `copy` of a version: packed kernels take the new values."""
+        self._pack()

@@ -42,6 +42,7 @@ class WeightLoaderExtension:
         if direct is not None:
             direct.copy(tensors)
             self._rl_retie_plain()
+            direct.finish()  # re-packs CPU GEMM layers (the tied head included) from new values
             return
         # The worker's reload_weights wraps model.load_weights with vLLM's layer-wise
         # reload: kernels that repack weights after loading (the CPU backend packs
@@ -79,6 +80,7 @@ class WeightLoaderExtension:
                 direct.copy((k, f.get_tensor(k)) for k in f.keys())
         self._rl_direct = direct
         self._rl_retie_plain()
+        direct.finish()
         return True
 
     # ---- in-place sync through the weight group ----------------------------------------
