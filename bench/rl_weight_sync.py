@@ -11,10 +11,11 @@ weights `repeats` times (the first push is a warm-up and is not counted) and pri
   inside the engine), wait (what `load` still waited for the transfer after `export`
   returned), copy-in (staged tensors -> running engine), total = export + load as the
   controller sees them;
-* group-reload: the same, but the engine copies in through vLLM's layer-wise reload (which
-  re-packs CPU GEMM weights) instead of plain copies;
+* group-plain: the same, copy-in without re-packing (CPU layers on torch's GEMM; not
+  batch-invariant, so not for bit-identical runs);
+* group-reload: the same, but the engine copies in through vLLM's layer-wise reload;
 * gen_tok_s before/after: the engine's decode speed before the first sync and after the
-  last (direct copy-in switches CPU linears from vLLM's packed oneDNN GEMM to torch's);
+  last (plain copy-in switches CPU linears from vLLM's packed oneDNN GEMM to torch's);
 * file (fallback, `FileWeightSync`): gather (rank 0 gathers the full state), write
   (safetensors on /dev/shm), load (engine reads the file and copies in), total.
 """
@@ -98,8 +99,8 @@ async def one(model: str, method: str, repeats: int, world: int, n_gen: int, cop
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", nargs="+", default=["models/SmolLM2-135M-Instruct"])
-    ap.add_argument("--methods", nargs="+", default=["group", "group-reload", "file"],
-                    choices=["group", "group-reload", "file"])
+    ap.add_argument("--methods", nargs="+", default=["group", "group-plain", "group-reload", "file"],
+                    choices=["group", "group-plain", "group-reload", "file"])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--world-size", type=int, default=2)
     ap.add_argument("--generators", type=int, default=1)
@@ -108,7 +109,7 @@ def main() -> None:
         if not (Path(m) / "config.json").is_file():
             raise SystemExit(f"{m}: no model directory (build it with `rl-loop prepare-model`)")
         for method in a.methods:
-            copy_in = "reload" if method == "group-reload" else "direct"
+            copy_in = {"group-reload": "reload", "group-plain": "plain"}.get(method, "direct")
             res = asyncio.run(one(m, method.split("-")[0], a.repeats, a.world_size, a.generators, copy_in))
             print(json.dumps(res), flush=True)
 

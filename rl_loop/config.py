@@ -141,10 +141,11 @@ class DistributedConfig(_Section):
     weight_sync: Literal["group", "file"] = Field(
         "group", description="group: in place, each trainer rank sends its shards to every engine over a "
         "gloo/NCCL weight group; file: rank 0 gathers the full state to a safetensors file on /dev/shm (fallback).")
-    engine_copy_in: Literal["direct", "reload"] = Field(
+    engine_copy_in: Literal["direct", "plain", "reload"] = Field(
         "direct", description="How synced weights enter an engine: direct (copies into the model's own tensors, "
-        "then each CPU GEMM layer re-packs) or reload (vLLM's layer-wise reload: re-allocates every layer, slower). "
-        "Models direct cannot map use reload.")
+        "then each CPU GEMM layer re-packs its oneDNN kernel), plain (CPU: copies only, layers switch to torch's "
+        "GEMM; faster, but its results depend on batching, so runs are no longer bit-identical) or reload "
+        "(vLLM's layer-wise reload). Models direct/plain cannot map use reload.")
     weight_sync_timeout_s: float = Field(300.0, gt=0, description="Weight-group join/transfer timeout, seconds.")
 
 

@@ -17,6 +17,10 @@ depend on the batch it is computed in and torch's GEMM's does (seen: behaviour l
 compute from their weight tensors and need only the copy. A model this mapping does not
 cover (other module names, quantized or sharded weights) gets `None` from `build`, and
 callers fall back to vLLM's reload.
+
+`repack=False` (config `engine_copy_in: plain`) trades that away for speed: the CPU layers
+switch once to torch's GEMM on the plain weights and a sync is copies only (about 0.5 s less
+for 135M parameters here), at the price of runs that are no longer bit-identical.
 """
 from __future__ import annotations
 
@@ -31,14 +35,15 @@ def _packed(module: torch.nn.Module) -> bool:
 
 class DirectCopyIn:
     def __init__(self, model: torch.nn.Module, dests: dict[str, tuple[str, str, int]],
-                 new_weights: dict[str, tuple[int, ...]]) -> None:
+                 new_weights: dict[str, tuple[int, ...]], repack: bool = True) -> None:
         self.model = model
+        self.repack = repack
         self.dests = dests  # HF name -> (module path, parameter name, first row)
         self._targets: dict[str, torch.Tensor] = {}
         self._install(new_weights)
 
     @classmethod
-    def build(cls, model: torch.nn.Module, shapes: dict[str, list[int]]) -> "DirectCopyIn | None":
+    def build(cls, model: torch.nn.Module, shapes: dict[str, list[int]], repack: bool = True) -> "DirectCopyIn | None":
         """Map every HF name in `shapes` onto the model, or None when that is not possible."""
         fused_of: dict[str, tuple[str, list[str]]] = {}
         for fused, parts in (getattr(model, "packed_modules_mapping", None) or {}).items():
@@ -75,7 +80,7 @@ class DirectCopyIn:
         for path, m in model.named_modules():  # a packed layer nobody writes would stay stale
             if _packed(m) and path not in new_weights:
                 return None
-        return cls(model, dests, new_weights)
+        return cls(model, dests, new_weights, repack)
 
     def _install(self, new_weights: dict[str, tuple[int, ...]]) -> None:
         self._plain: dict[str, torch.Tensor] = {}
@@ -85,6 +90,12 @@ class DirectCopyIn:
         # Layers whose kernel reads a packed copy: packed-and-freed ones plus any other with
         # a CPU GEMM dispatch (a tied head keeps its tensor but packs a copy of it too).
         self._repack = [(p, m) for p, m in self.model.named_modules() if hasattr(m, "cpu_linear")]
+        if not self.repack:
+            for path, m in self._repack:
+                if path in self._plain:
+                    m.weight = torch.nn.Parameter(self._plain[path], requires_grad=False)
+                m.cpu_linear = torch.nn.functional.linear  # reads the weight tensor we write
+            self._repack = []
         for name, (path, pname, row) in self.dests.items():
             if path in self._plain and pname == "weight":
                 self._targets[name] = self._plain[path]

@@ -60,7 +60,7 @@ class WeightLoaderExtension:
         if head.data_ptr() != emb.data_ptr():
             head.data[: emb.shape[0]].copy_(emb.data)
 
-    def _rl_install_direct(self, plan: list[dict]) -> bool:
+    def _rl_install_direct(self, plan: list[dict], repack: bool = True) -> bool:
         """Switch to direct copy-in when the model allows it (see rl_loop.engine_weights), and
         fill the engine's new plain weight tensors from the files it started from."""
         import glob
@@ -71,7 +71,7 @@ class WeightLoaderExtension:
         from rl_loop.engine_weights import DirectCopyIn
 
         model = self.model_runner.model
-        direct = DirectCopyIn.build(model, {p["name"]: p["shape"] for p in plan})
+        direct = DirectCopyIn.build(model, {p["name"]: p["shape"] for p in plan}, repack)
         if direct is None:
             return False
         files = sorted(glob.glob(os.path.join(self.model_runner.model_config.model, "*.safetensors")))
@@ -99,9 +99,9 @@ class WeightLoaderExtension:
         self._rl_receiver = ShardReceiver(pg, store, plan, n_trainer_ranks, device)
         self._rl_receiver.start()
         # Must run before any other load: it refills from the files the engine started from.
-        direct = copy_in_mode == "direct" and self._rl_install_direct(plan)
+        direct = copy_in_mode in ("direct", "plain") and self._rl_install_direct(plan, copy_in_mode == "direct")
         return {"join_s": time.perf_counter() - t0, "staging_bytes": self._rl_receiver.nbytes,
-                "copy_in": "direct" if direct else "reload"}
+                "copy_in": copy_in_mode if direct else "reload"}
 
     def rl_sync_apply(self, version: int, timeout_s: float) -> dict:
         """Copy staged version `version` into the engine (waits for it to arrive)."""
