@@ -1,7 +1,8 @@
 """Controller-side handle on the FSDP trainer ranks (rl_loop/trainer_worker.py under torchrun).
 
 The controller owns this object; the ranks only answer it. The channel is one
-authenticated `multiprocessing.connection` socket on 127.0.0.1 to rank 0 (pickled dicts;
+authenticated `multiprocessing.connection` socket (127.0.0.1, or
+`distributed.controller_host` with several nodes) to rank 0 (pickled dicts;
 rank 0 broadcasts each command to the other ranks). Commands run one at a time (a lock),
 each in a thread so the controller's event loop keeps generating and judging meanwhile.
 
@@ -19,12 +20,10 @@ import subprocess
 import time
 from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import Listener
-from pathlib import Path
 
 from rl_loop.config import DistributedConfig, ModelConfig, TrainerConfig
 from rl_loop.launch import shared_authkey, torchrun_cmd, trainer_env
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 class TrainerError(RuntimeError):
