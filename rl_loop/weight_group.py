@@ -70,12 +70,14 @@ def join(spec: dict, rank: int):
     """Join the group as `rank`; blocks until all `world` members have joined.
 
     Returns (backend, store): callers use the backend's `send`/`recv` (tensor lists) and
-    `.wait()`, and the store for announcements (`announce` / `wait_announced`).
+    `.wait()`, and the store for the pacing counters (`bump` / `wait_count`).
     """
     timeout = timedelta(seconds=spec["timeout_s"])
     store = dist.TCPStore(spec["host"], spec["port"], is_master=False, timeout=timeout)
     prefixed = dist.PrefixStore(spec["name"], store)
-    if spec["backend"] == "nccl":  # pragma: no cover - needs GPUs
+    if spec["backend"] == "nccl":  # pragma: no cover - needs GPUs (not run on this machine)
+        # NCCL picks its own interface (NCCL_SOCKET_IFNAME where needed); the caller has set
+        # its CUDA device, and sends/recvs then use GPU tensors, with the same code as gloo.
         opts = dist.ProcessGroupNCCL.Options()
         return dist.ProcessGroupNCCL(prefixed, rank, spec["world"], opts), prefixed
     opts = dist.ProcessGroupGloo._Options()
