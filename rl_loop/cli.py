@@ -39,6 +39,18 @@ def _train(args) -> int:
     return 0
 
 
+def _trainer_node(args) -> int:
+    from rl_loop.config import ConfigError, load_config
+    from rl_loop.launch import run_trainer_node
+
+    try:
+        cfg = load_config(args.config, args.overrides)
+    except ConfigError as exc:
+        print(f"rl-loop: {exc}", file=sys.stderr)
+        return 2
+    return run_trainer_node(cfg)
+
+
 def _prepare(args) -> int:
     from rl_loop import models
 
@@ -132,6 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--config", required=True, help="YAML config (see rl_loop/configs/)")
     t.add_argument("overrides", nargs="*", help="section.key=value overrides")
     t.set_defaults(fn=_train)
+    tn = sub.add_parser("trainer-node", help="this node's trainer ranks of a multi-node job (distributed.nnodes > 1)")
+    tn.add_argument("--config", required=True, help="the job's YAML config (the same file on every node)")
+    tn.add_argument("overrides", nargs="*", help="section.key=value overrides, e.g. distributed.node_rank=1")
+    tn.set_defaults(fn=_trainer_node)
     m = sub.add_parser("prepare-model", help="build models/SmolLM2-135M-Instruct (or --tiny) as an HF dir")
     m.add_argument("--tiny", action="store_true", help="the tiny random Llama for tests")
     m.add_argument("--out", help="output directory")

@@ -72,6 +72,10 @@ class GenerationConfig(_Section):
         "the schedule moves to a newer version continues under the new weights (each token keeps its version)."
     )
     segment_tokens: int = Field(64, ge=1, description="Tokens per generation segment (generation.interruptible).")
+    cpu_cores: list[int] | None = Field(
+        None, description="CPU cores the generator engines run on (CPU build; None: no pinning), split evenly "
+        "between engines. Async runs must give generators and trainer.cpu_cores disjoint cores (they run at once); "
+        "a synchronous run may give both the same cores (they take turns).")
     max_groups_per_step: int = Field(
         0, ge=0, description="Give up with an error after this many groups judged without filling one batch "
         "(0: 50 x batch_size_prompts); stops a run whose every group is filtered from looping forever."
@@ -131,6 +135,34 @@ class TrainerConfig(_Section):
         None, gt=0, description="Stop (after a final checkpoint) once the run has trained this long, seconds."
     )
     start_timeout_s: float = Field(600.0, gt=0, description="Seconds the trainer ranks may take to start and connect.")
+    cpu_cores: list[int] | None = Field(
+        None, description="CPU cores this node's trainer ranks run on (None: no pinning); split evenly "
+        "between the node's ranks, each rank uses as many threads as it has cores.")
+
+
+class DistributedConfig(_Section):
+    nnodes: int = Field(1, ge=1, description="Trainer nodes (torchrun launches). trainer.world_size ranks are "
+                        "split evenly over them; the controller's machine launches node 0's.")
+    node_rank: int = Field(0, ge=0, description="This node's index (`rl-loop trainer-node` on the other nodes). "
+                           "Torch's c10d rendezvous numbers ranks itself; this only names the launch.")
+    rdzv_endpoint: str | None = Field(
+        None, description="host:port of the c10d rendezvous every trainer node joins (required when nnodes > 1).")
+    rdzv_id: str = Field("rl-loop", description="Rendezvous id; one per job.")
+    controller_host: str = Field(
+        "127.0.0.1", description="Address of the controller's machine that trainer nodes reach: its command "
+        "socket and the weight group's store listen there.")
+    controller_port: int = Field(
+        0, ge=0, le=65535, description="Port of the controller's command socket (0: any; must be fixed when nnodes > 1 "
+        "so the other nodes know it). Their ranks authenticate with the hex key in env RL_LOOP_AUTHKEY.")
+    weight_sync: Literal["group", "file"] = Field(
+        "group", description="group: in place, each trainer rank sends its shards to every engine over a "
+        "gloo/NCCL weight group; file: rank 0 gathers the full state to a safetensors file on /dev/shm (fallback).")
+    engine_copy_in: Literal["direct", "plain", "reload"] = Field(
+        "direct", description="How synced weights enter an engine: direct (copies into the model's own tensors, "
+        "then each CPU GEMM layer re-packs its oneDNN kernel), plain (CPU: copies only, layers switch to torch's "
+        "GEMM; faster, but its results depend on batching, so runs are no longer bit-identical) or reload "
+        "(vLLM's layer-wise reload). Models direct/plain cannot map use reload.")
+    weight_sync_timeout_s: float = Field(300.0, gt=0, description="Weight-group join/transfer timeout, seconds.")
 
 
 class EvalConfig(_Section):
@@ -168,6 +200,8 @@ class RLConfig(_Section):
     algorithm: AlgorithmConfig = Field(default_factory=AlgorithmConfig, description="Loss preset and overrides.")
     trainer: TrainerConfig = Field(default_factory=TrainerConfig, description="Optimisation.")
     eval: EvalConfig = Field(default_factory=EvalConfig, description="Periodic held-out evaluation.")
+    distributed: DistributedConfig = Field(default_factory=DistributedConfig,
+                                           description="Trainer nodes and the weight-sync path.")
     checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig, description="Checkpoints.")
     logging: LoggingConfig = Field(default_factory=LoggingConfig, description="Metrics output.")
 
@@ -226,6 +260,21 @@ def combination_errors(cfg: RLConfig) -> list[str]:
             f"generation.max_new_tokens={cfg.generation.max_new_tokens} leaves no room for the prompt within "
             f"model.max_model_len_tokens={cfg.model.max_model_len_tokens}"
         )
+    d = cfg.distributed
+    if cfg.trainer.world_size % d.nnodes:
+        errs.append(f"trainer.world_size={cfg.trainer.world_size} is not divisible by distributed.nnodes={d.nnodes}")
+    if d.node_rank >= d.nnodes:
+        errs.append(f"distributed.node_rank={d.node_rank} must be < distributed.nnodes={d.nnodes}")
+    if d.nnodes > 1 and (not d.rdzv_endpoint or not d.controller_port):
+        errs.append("distributed.nnodes > 1 needs distributed.rdzv_endpoint (host:port) and a fixed "
+                    "distributed.controller_port")
+    cores = [cfg.generation.cpu_cores, cfg.trainer.cpu_cores]
+    if s > 0 and all(c is not None for c in cores) and set(cores[0]) & set(cores[1]):
+        errs.append(f"generation.cpu_cores and trainer.cpu_cores overlap on {sorted(set(cores[0]) & set(cores[1]))}: "
+                    "an async run (staleness.max_staleness > 0) generates and trains at once, give them disjoint cores")
+    for name, c in zip(("generation", "trainer"), cores):
+        if c is not None and (not c or min(c) < 0 or len(set(c)) != len(c)):
+            errs.append(f"{name}.cpu_cores={c} must be distinct non-negative core ids")
     return errs
 
 

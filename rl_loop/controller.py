@@ -42,12 +42,13 @@ from rl_loop.checkpoint import CheckpointManager
 from rl_loop.config import RLConfig
 from rl_loop.filtering import DynamicFilter
 from rl_loop.generator import Generator, GeneratorSettings, GenRequest, GenResult
+from rl_loop.launch import rank_cores
 from rl_loop.rewards import RewardFn, make_client
 from rl_loop.rollouts import Group, PromptSampler, Sample, load_prompts
 from rl_loop.schedule import Candidate, StepSchedule, StepState
 from rl_loop.staleness import StalenessGate
 from rl_loop.trainer import Sequence, Trainer, TrainerSettings
-from rl_loop.weight_sync import FileWeightSync
+from rl_loop.weight_sync import FileWeightSync, GroupWeightSync
 
 log = logging.getLogger("rl_loop.controller")
 PROBE_COMPLETION = "```python\nprint(int(input()) * 2)\n```"
@@ -117,20 +118,25 @@ class Controller:
                 model_path=c.model.path, dtype=c.model.dtype, max_model_len_tokens=c.model.max_model_len_tokens,
                 max_new_tokens=g.max_new_tokens, temperature=g.temperature, top_p=g.top_p, seed=c.trainer.seed + i,
                 kv_cache_gib=g.kv_cache_gib, gpu_memory_utilization=g.gpu_memory_utilization,
+                cpu_cores=None if g.cpu_cores is None else rank_cores(g.cpu_cores, i, g.num_generators),
             ))
             for i in range(g.num_generators)
         ]
-        t = c.trainer
+        t, d = c.trainer, c.distributed
         self.trainer = Trainer(TrainerSettings(
             model_path=c.model.path, world_size=t.world_size, dtype=c.model.dtype, lr=t.lr, betas=tuple(t.betas),
             weight_decay=t.weight_decay, grad_clip=t.grad_clip, micro_batch_size_seqs=t.micro_batch_size_seqs,
             seed=t.seed, ppo_epochs=t.ppo_epochs, mini_batches=t.mini_batches,
             behaviour_logprobs=t.behaviour_logprobs, ref_path=c.model.reference_path, spec=self.spec.to_dict(),
             log_path=str(self.run_dir / "trainer.log"), start_timeout_s=t.start_timeout_s,
+            cpu_cores=t.cpu_cores, nnodes=d.nnodes, rdzv_endpoint=d.rdzv_endpoint, rdzv_id=d.rdzv_id,
+            controller_host=d.controller_host, controller_port=d.controller_port,
         ))
-        # One tag per run dir: a run restarted after SIGKILL sweeps the files the dead one left.
-        tag = hashlib.sha1(str(self.run_dir.resolve()).encode()).hexdigest()[:12]
-        self.sync = FileWeightSync(self.trainer, self.generators, run_tag=tag)
+        if d.weight_sync == "group":
+            self.sync = GroupWeightSync(self.trainer, self.generators, host=d.controller_host,
+                                        timeout_s=d.weight_sync_timeout_s, copy_in=d.engine_copy_in)
+        else:
+            self.sync = FileWeightSync(self.trainer, self.generators, run_tag=self._file_tag())
         self.ckpt = CheckpointManager(c.checkpoint.dir, c.checkpoint.keep)
         self.prompt_log = self.run_dir / "prompts.jsonl"
         self.step_log = self.run_dir / "steps.jsonl"
@@ -153,6 +159,10 @@ class Controller:
             raise ControllerError(f"eval.every_steps={c.eval.every_steps} but no {c.eval.split} problems to evaluate")
         rewards = RewardFn(self.client, c.data.language, "all_pass", c.rewards.ie_retries, c.rewards.timeout_s)
         return PeriodicEval(c.eval, prompts, rewards)
+
+    def _file_tag(self) -> str:
+        """One tag per run dir: a run restarted after SIGKILL sweeps the files the dead one left."""
+        return hashlib.sha1(str(self.run_dir.resolve()).encode()).hexdigest()[:12]
 
     def make_schedule(self) -> None:
         g = self.cfg.generation
@@ -450,17 +460,22 @@ class Controller:
         from rl_loop.metrics import MetricsWriter
 
         self._build()
-        swept = self.sync.sweep()
+        # Files a killed run of the file path left, whichever path this run uses.
+        leftover = FileWeightSync(None, [], run_tag=self._file_tag())
+        swept = leftover.sweep()
         if swept:
-            log.info("removed %d weight file(s) a killed run left in %s", swept, self.sync.sync_dir)
+            log.info("removed %d weight file(s) a killed run left in %s", swept, leftover.sync_dir)
         resume_from = self.ckpt.latest() if self.cfg.checkpoint.resume else None
         t0 = time.perf_counter()
         gen_starts = [asyncio.to_thread(g.start) for g in self.generators]
         info = await asyncio.gather(asyncio.to_thread(self.trainer.start), *gen_starts)
-        startup_s = time.perf_counter() - t0
-        probe = self._probe_sequence()
-        summary = {"startup_s": startup_s, "trainer": info[0], "resumed_from": None}
         try:
+            sync_info = {"method": "file"}
+            if isinstance(self.sync, GroupWeightSync):
+                sync_info = {"method": "group", **await self.sync.setup(self.cfg.trainer.world_size)}
+            startup_s = time.perf_counter() - t0
+            probe = self._probe_sequence()
+            summary = {"startup_s": startup_s, "trainer": info[0], "weight_sync": sync_info, "resumed_from": None}
             if resume_from is not None:
                 snap = CheckpointManager.read_snapshot(resume_from)
                 await self.trainer.load(str(resume_from))

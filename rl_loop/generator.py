@@ -29,6 +29,7 @@ from rl_loop.config import GenerationConfig, ModelConfig, TrainerConfig
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXTENSION = "rl_loop.vllm_worker.WeightLoaderExtension"
+_ENV_LOCK = threading.Lock()
 
 
 @dataclass
@@ -79,6 +80,7 @@ class GeneratorSettings:
     seed: int = _default(TrainerConfig, "seed")
     kv_cache_gib: int = _default(GenerationConfig, "kv_cache_gib")  # VLLM_CPU_KVCACHE_SPACE (CPU build only)
     gpu_memory_utilization: float = _default(GenerationConfig, "gpu_memory_utilization")  # GPU build only
+    cpu_cores: list[int] | None = None  # CPU build: the engine's OpenMP threads, one per core
     enforce_eager: bool = True
     extra_engine_args: dict = field(default_factory=dict)
 
@@ -134,7 +136,21 @@ class Generator:
         except ImportError:  # pragma: no cover
             pass
         kwargs.update(self.s.extra_engine_args)
-        self.llm = LLM(**kwargs)
+        if self.s.cpu_cores is None:
+            self.llm = LLM(**kwargs)
+        else:
+            # vLLM's CPU worker binds its OpenMP threads to VLLM_CPU_OMP_THREADS_BIND, read from
+            # the environment its processes inherit: one engine starts at a time.
+            with _ENV_LOCK:
+                old = os.environ.get("VLLM_CPU_OMP_THREADS_BIND")
+                os.environ["VLLM_CPU_OMP_THREADS_BIND"] = ",".join(str(c) for c in self.s.cpu_cores)
+                try:
+                    self.llm = LLM(**kwargs)
+                finally:
+                    if old is None:
+                        os.environ.pop("VLLM_CPU_OMP_THREADS_BIND", None)
+                    else:
+                        os.environ["VLLM_CPU_OMP_THREADS_BIND"] = old
         return time.perf_counter() - t0
 
     def stop(self) -> None:
@@ -196,6 +212,28 @@ class Generator:
 
     async def load_weights(self, path: str, version: int) -> dict:
         return await asyncio.to_thread(self.load_weights_sync, path, version)
+
+    # in-place weight sync (rl_loop.weight_sync.GroupWeightSync)
+    def sync_join_sync(self, spec: dict, rank: int, plan: list[dict], n_trainer_ranks: int,
+                       copy_in: str = "direct") -> dict:
+        with self._lock:
+            return self.llm.collective_rpc("rl_sync_join", args=(spec, rank, plan, n_trainer_ranks, copy_in))[0]
+
+    def sync_apply_sync(self, version: int, timeout_s: float) -> dict:
+        """Make the engine hold staged version `version` (it waits for the transfer to end)."""
+        t0 = time.perf_counter()
+        with self._lock:
+            res = self.llm.collective_rpc("rl_sync_apply", args=(version, timeout_s))[0]
+            self.llm.reset_prefix_cache()
+            self.version = version
+        return dict(res, seconds=time.perf_counter() - t0)
+
+    async def sync_join(self, spec: dict, rank: int, plan: list[dict], n_trainer_ranks: int,
+                        copy_in: str = "direct") -> dict:
+        return await asyncio.to_thread(self.sync_join_sync, spec, rank, plan, n_trainer_ranks, copy_in)
+
+    async def sync_apply(self, version: int, timeout_s: float) -> dict:
+        return await asyncio.to_thread(self.sync_apply_sync, version, timeout_s)
 
     def reset_prefix_cache(self) -> None:
         with self._lock:

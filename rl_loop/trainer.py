@@ -1,7 +1,8 @@
 """Controller-side handle on the FSDP trainer ranks (rl_loop/trainer_worker.py under torchrun).
 
 The controller owns this object; the ranks only answer it. The channel is one
-authenticated `multiprocessing.connection` socket on 127.0.0.1 to rank 0 (pickled dicts;
+authenticated `multiprocessing.connection` socket (127.0.0.1, or
+`distributed.controller_host` with several nodes) to rank 0 (pickled dicts;
 rank 0 broadcasts each command to the other ranks). Commands run one at a time (a lock),
 each in a thread so the controller's event loop keeps generating and judging meanwhile.
 
@@ -13,19 +14,16 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
-import os
 import secrets
 import signal
 import subprocess
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import Listener
-from pathlib import Path
 
-from rl_loop.config import ModelConfig, TrainerConfig
+from rl_loop.config import DistributedConfig, ModelConfig, TrainerConfig
+from rl_loop.launch import shared_authkey, torchrun_cmd, trainer_env
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 class TrainerError(RuntimeError):
@@ -81,6 +79,12 @@ class TrainerSettings:
     spec: dict = field(default_factory=dict)
     log_path: str | None = None
     start_timeout_s: float = _default(TrainerConfig, "start_timeout_s")
+    cpu_cores: list[int] | None = None  # this node's trainer cores (rl_loop.launch.pin_this_rank)
+    nnodes: int = _default(DistributedConfig, "nnodes")
+    rdzv_endpoint: str | None = None
+    rdzv_id: str = _default(DistributedConfig, "rdzv_id")
+    controller_host: str = _default(DistributedConfig, "controller_host")
+    controller_port: int = _default(DistributedConfig, "controller_port")
 
 
 class Trainer:
@@ -95,19 +99,19 @@ class Trainer:
 
     # ---- lifecycle ---------------------------------------------------------------------
     def start(self) -> dict:
-        """Launch torchrun, accept rank 0's connection, send `init`. Blocking."""
-        authkey = secrets.token_bytes(16)
-        listener = Listener(("127.0.0.1", 0), authkey=authkey)
+        """Launch this node's torchrun (node 0), accept rank 0's connection, send `init`. Blocking.
+
+        With several nodes the other launches (`rl-loop trainer-node`) join the same
+        rendezvous; rank 0 may be on any of them, so the key is the job's shared one.
+        """
+        s = self.s
+        authkey = (shared_authkey() if s.nnodes > 1 else None) or secrets.token_bytes(16)
+        if s.nnodes > 1 and shared_authkey() is None:
+            raise TrainerError("distributed.nnodes > 1 needs the job's key in env RL_LOOP_AUTHKEY on every node")
+        listener = Listener((s.controller_host, s.controller_port), authkey=authkey)
         host, port = listener.address
-        env = dict(os.environ)
-        env["RL_TRAINER_ADDR"] = f"{host}:{port}"
-        env["RL_TRAINER_AUTHKEY"] = authkey.hex()
-        env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-        env.setdefault("OMP_NUM_THREADS", "1")
-        cmd = [
-            sys.executable, "-m", "torch.distributed.run", "--standalone", "--nnodes=1",
-            f"--nproc_per_node={self.s.world_size}", "-m", "rl_loop.trainer_worker",
-        ]
+        env = trainer_env(f"{host}:{port}", authkey, s.cpu_cores)
+        cmd = torchrun_cmd(s.world_size, s.nnodes, 0, s.rdzv_endpoint, s.rdzv_id)
         log = open(self.s.log_path, "ab") if self.s.log_path else subprocess.DEVNULL
         self.proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
         # Accept with a deadline: a trainer that crashes at import never connects.
@@ -125,7 +129,9 @@ class Trainer:
                     self.stop()
                     raise TrainerError("trainer did not connect in time") from exc
         listener.close()
-        msg = {"cmd": "init", **{k: v for k, v in asdict(self.s).items() if k not in ("log_path", "start_timeout_s")}}
+        launch_only = ("log_path", "start_timeout_s", "cpu_cores", "nnodes", "rdzv_endpoint", "rdzv_id",
+                       "controller_host", "controller_port")
+        msg = {"cmd": "init", **{k: v for k, v in asdict(self.s).items() if k not in launch_only}}
         return self._call_sync(msg)
 
     def stop(self) -> None:
@@ -175,6 +181,16 @@ class Trainer:
 
     async def export_weights(self, path: str) -> dict:
         return await self.call({"cmd": "export_weights", "path": path})
+
+    # in-place weight sync (rl_loop.weight_sync.GroupWeightSync)
+    async def sync_plan(self) -> list[dict]:
+        return (await self.call({"cmd": "sync_plan"}))["plan"]
+
+    async def sync_join(self, spec: dict, generator_ranks: list[int]) -> dict:
+        return await self.call({"cmd": "sync_join", "spec": spec, "generator_ranks": generator_ranks})
+
+    async def sync_export(self, version: int) -> dict:
+        return await self.call({"cmd": "sync_export", "version": version})
 
     async def save(self, directory: str) -> dict:
         return await self.call({"cmd": "save", "dir": directory})

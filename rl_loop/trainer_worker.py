@@ -5,12 +5,14 @@ on 127.0.0.1, authenticated); every command it receives is broadcast to all rank
 rank executes it (FSDP collectives need all of them), and rank 0 sends the reply. Nothing
 here acts on its own: no timers, no data loading (RLAX principle #1: passive executors).
 
-Commands (dicts with "cmd"): init, train, logprobs, export_weights, save, load, shutdown.
+Commands (dicts with "cmd"): init, train, logprobs, export_weights, save, load, shutdown, and
+for the in-place weight sync (`rl_loop.trainer_sync`): sync_plan, sync_join, sync_export.
 Sequences arrive as dicts with prompt_ids, completion_ids, behaviour_logprobs, versions,
 advantage (see `rl_loop.trainer.Sequence`).
 
-Launched as `python -m torch.distributed.run --standalone --nproc_per_node W -m
-rl_loop.trainer_worker`; env RL_TRAINER_ADDR=host:port and RL_TRAINER_AUTHKEY (hex).
+Launched by `rl_loop.launch` as `python -m torch.distributed.run ... -m rl_loop.trainer_worker`
+(one node, or one launch per node with a c10d rendezvous); env RL_TRAINER_ADDR=host:port
+and RL_TRAINER_AUTHKEY (hex) reach the controller from whichever rank torchrun numbers 0.
 """
 from __future__ import annotations
 
@@ -47,6 +49,7 @@ class TrainerRank:
         self.spec = None
         self.cfg: dict = {}
         self.version = 0
+        self.sender = None
 
     # ---- model construction -------------------------------------------------------------
     def _load_hf(self, path: str, dtype: torch.dtype, shard: bool):
@@ -334,6 +337,36 @@ class TrainerRank:
         info["seconds"] = time.perf_counter() - t0
         return info
 
+    # ---- in-place weight sync ---------------------------------------------------------------
+    def cmd_sync_plan(self, m: dict) -> dict:
+        """Every rank's rows of every parameter (all ranks take part; rank 0 replies)."""
+        from rl_loop.trainer_sync import ShardSender
+
+        self._reshard()
+        if self.sender is None:
+            self.sender = ShardSender(self.model, self.rank, self.world, m.get("max_pending", 2))
+        mine = self.sender.local_plan()
+        every = [None] * self.world
+        dist.all_gather_object(every, mine)
+        plan = [dict(p, rows=[e[i]["rows"] for e in every]) for i, p in enumerate(mine)]
+        return {"plan": plan}
+
+    def cmd_sync_join(self, m: dict) -> dict:
+        """Join the weight group (group rank = this rank); blocks until every member joined."""
+        from rl_loop.weight_group import join
+
+        t0 = time.perf_counter()
+        self.sender.join(*join(m["spec"], self.rank), m["generator_ranks"])
+        return {"join_s": time.perf_counter() - t0}
+
+    def cmd_sync_export(self, m: dict) -> dict:
+        """Snapshot this rank's shards of the current weights; a thread sends them."""
+        self._reshard()
+        info = self.sender.export(m["version"])
+        times = [None] * self.world
+        dist.all_gather_object(times, info["snapshot_s"])
+        return {"snapshot_s": max(times), "buffer_wait_s": info["buffer_wait_s"]}
+
     def cmd_save(self, m: dict) -> dict:
         from torch.distributed.checkpoint.state_dict import StateDictOptions, get_optimizer_state_dict
 
@@ -392,7 +425,10 @@ def _exit_with_parent(poll_s: float = 0.2) -> None:
 
 
 def main() -> None:
+    from rl_loop.launch import pin_this_rank
+
     _exit_with_parent()
+    pin_this_rank()  # before any torch thread pool exists
     dist.init_process_group(backend=_backend())
     if torch.cuda.is_available():
         torch.cuda.set_device(_device())

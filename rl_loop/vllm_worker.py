@@ -7,14 +7,18 @@ travel through a safetensors file, normally on /dev/shm (memory, no disk). `mode
 (through the worker's `reload_weights`) is vLLM's own loader, so HF names (q_proj/k_proj/v_proj, gate/up) are fused into vLLM's layout
 exactly as at start-up.
 
-GPU hook: on GPU machines a broadcast over an NCCL group shared by trainer rank 0 and the
-workers replaces the file (see rl_loop/weight_sync.py, `NcclBroadcastSync`); the method to add
-here is one that receives each tensor with `torch.distributed.broadcast` and feeds the same
-`load_weights` iterator.
+In-place sync (`rl_sync_join` / `rl_sync_apply`, the default path): the worker joins the
+weight-update process group (`rl_loop.weight_group`) and a receiver thread takes each new
+version's FSDP shard pieces straight from the trainer ranks into one persistent staging
+buffer (one contiguous full-size tensor per parameter, each rank's rows received in place);
+`rl_sync_apply(v)`, called when the schedule needs version v, copies the staged tensors into
+the engine. No file, no gather on one rank, no serialisation; the same code with NCCL on GPUs.
 """
 from __future__ import annotations
 
 import time
+
+from rl_loop.weight_receiver import ShardReceiver
 
 
 class WeightLoaderExtension:
@@ -30,13 +34,86 @@ class WeightLoaderExtension:
                 for name in f.keys():
                     names.append(name)
                     yield name, f.get_tensor(name)
-            # The worker's reload_weights wraps model.load_weights with vLLM's layer-wise
-            # reload: kernels that repack weights after loading (the CPU backend packs
-            # linear weights, leaving the original parameter empty) are re-run, so a
-            # plain model.load_weights would fail with "load ... into torch.Size([0])".
-            self.reload_weights(weights_iterator=tensors(), is_checkpoint_format=True)
-        self._rl_retie_head()
+            self._rl_load_iter(tensors())
         return {"tensors": len(names), "seconds": time.perf_counter() - t0}
+
+    def _rl_load_iter(self, tensors) -> None:
+        direct = getattr(self, "_rl_direct", None)
+        if direct is not None:
+            direct.copy(tensors)
+            self._rl_retie_plain()
+            direct.finish()  # re-packs CPU GEMM layers (the tied head included) from new values
+            return
+        # The worker's reload_weights wraps model.load_weights with vLLM's layer-wise
+        # reload: kernels that repack weights after loading (the CPU backend packs
+        # linear weights, leaving the original parameter empty) are re-run, so a
+        # plain model.load_weights would fail with "load ... into torch.Size([0])".
+        self.reload_weights(weights_iterator=tensors, is_checkpoint_format=True)
+        self._rl_retie_head()
+
+    def _rl_retie_plain(self) -> None:
+        """Direct copy-in: a head tied to the embedding must read the new embedding."""
+        model = self.model_runner.model
+        if not getattr(getattr(model, "config", None), "tie_word_embeddings", False) or not hasattr(model, "lm_head"):
+            return
+        emb, head = model.model.embed_tokens.weight, model.lm_head.weight
+        if head.data_ptr() != emb.data_ptr():
+            head.data[: emb.shape[0]].copy_(emb.data)
+
+    def _rl_install_direct(self, plan: list[dict], repack: bool = True) -> bool:
+        """Switch to direct copy-in when the model allows it (see rl_loop.engine_weights), and
+        fill the engine's new plain weight tensors from the files it started from."""
+        import glob
+        import os
+
+        from safetensors import safe_open
+
+        from rl_loop.engine_weights import DirectCopyIn
+
+        model = self.model_runner.model
+        direct = DirectCopyIn.build(model, {p["name"]: p["shape"] for p in plan}, repack)
+        if direct is None:
+            return False
+        files = sorted(glob.glob(os.path.join(self.model_runner.model_config.model, "*.safetensors")))
+        for fn in files:
+            with safe_open(fn, framework="pt", device="cpu") as f:
+                direct.copy((k, f.get_tensor(k)) for k in f.keys())
+        self._rl_direct = direct
+        self._rl_retie_plain()
+        direct.finish()
+        return True
+
+    # ---- in-place sync through the weight group ----------------------------------------
+    def rl_sync_join(self, spec: dict, rank: int, plan: list[dict], n_trainer_ranks: int,
+                     copy_in_mode: str = "direct") -> dict:
+        """Join the weight group as `rank` and start receiving (blocks until all joined)."""
+        import torch
+
+        from rl_loop.weight_group import join
+
+        t0 = time.perf_counter()
+        device = next(iter(self.model_runner.model.parameters())).device
+        if device.type == "cuda":  # pragma: no cover - GPU only
+            torch.cuda.set_device(device)
+        pg, store = join(spec, rank)
+        self._rl_receiver = ShardReceiver(pg, store, plan, n_trainer_ranks, device)
+        self._rl_receiver.start()
+        # Must run before any other load: it refills from the files the engine started from.
+        direct = copy_in_mode in ("direct", "plain") and self._rl_install_direct(plan, copy_in_mode == "direct")
+        return {"join_s": time.perf_counter() - t0, "staging_bytes": self._rl_receiver.nbytes,
+                "copy_in": copy_in_mode if direct else "reload"}
+
+    def rl_sync_apply(self, version: int, timeout_s: float) -> dict:
+        """Copy staged version `version` into the engine (waits for it to arrive)."""
+        t0 = time.perf_counter()
+        tensors = self._rl_receiver.take(version, timeout_s)
+        t_wait = time.perf_counter() - t0
+        try:
+            self._rl_load_iter(iter(tensors))
+        finally:
+            self._rl_receiver.release()
+        return {"wait_s": t_wait, "copy_in_s": time.perf_counter() - t0 - t_wait,
+                "recv_s": self._rl_receiver.last_recv_s}
 
     def _rl_retie_head(self) -> None:
         """Re-tie the output head to the new embedding.

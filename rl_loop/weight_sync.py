@@ -1,26 +1,28 @@
-"""Weight sync: trainer rank 0 -> running generator engines, timed.
+"""Weight sync: trainer ranks -> running generator engines, timed. Two paths, one contract.
 
-The path used here (CPU and single-host GPU alike):
+Both split a sync into `export(v)` (the trainer has version v; it will move on) and
+`load(v)` (the producer starts the first step v generates: the engines must hold v now),
+because the deterministic schedule (`rl_loop.schedule`) needs them apart.
 
-1. every trainer rank takes part in FSDP2's full-state gather
-   (`get_model_state_dict(full_state_dict=True, cpu_offload=True)`); rank 0 ends up with
-   the whole model in host memory;
-2. rank 0 writes it as one safetensors file, normally under /dev/shm (tmpfs: a memory copy,
-   no disk), atomically (temp name + `os.replace`) so a reader never sees half a file;
-3. each generator loads it into its *running* vLLM engine through the worker extension
-   (`rl_loop.vllm_worker.WeightLoaderExtension.rl_load_weights` via `collective_rpc`) and
-   resets its prefix cache (cached KV blocks were computed with the old weights).
+`GroupWeightSync` (default, `weight_sync.method: group`): in place, through a process group.
+Trainer ranks and one worker per engine share a weight-update group (`rl_loop.weight_group`:
+gloo on CPU, NCCL when CUDA is available, same code). `export(v)`: every rank copies its own
+FSDP shard rows into a snapshot buffer (no collective, no full-state gather) and a sender
+thread streams them, parameter by parameter, to every engine's receiver thread, which
+receives each piece in place in a full-size staging tensor (`rl_loop.trainer_sync`,
+`rl_loop.weight_receiver`). `load(v)`: each engine copies the staged tensors into its
+running model by plain copies (`rl_loop.engine_weights`; vLLM's layer-wise reload where the
+model is not covered), then resets the prefix cache. No file, no
+serialisation; the trainer is not involved in `load`, so a load never waits for a train step.
 
-GPU hook (not exercised here, no GPU on this machine): `NcclBroadcastSync` documents where
-an NCCL broadcast replaces steps 2-3, as in LlamaRL's DDMA / vLLM's RLHF examples: trainer
-rank 0 and every generator worker join one extra process group
-(`vllm.distributed.utils.StatelessProcessGroup` + `PyNcclCommunicator`), the trainer
-broadcasts each full tensor (or each FSDP shard gathered layer by layer), and the worker
-extension feeds the received tensors to the same `reload_weights` iterator. The controller
-code does not change: it calls `WeightSync.push(version)` either way.
+`FileWeightSync` (fallback, `weight_sync.method: file`): rank 0 gathers the full state
+(FSDP2 full-state dict), writes one safetensors file on /dev/shm, and each engine loads it.
+Kept because it needs no network path from the trainer nodes to the generators, and it is
+what checkpoints use to restore an engine on resume.
 """
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 import uuid
@@ -141,10 +143,79 @@ class FileWeightSync:
         self.sweep()
 
 
-class NcclBroadcastSync:  # pragma: no cover - GPU-only design hook
-    """Placeholder for the GPU path (see the module docstring); same `push` contract."""
+@dataclass
+class GroupWeightSync:
+    """Trainer shards -> weight group -> every engine's staging buffer -> engine (see top)."""
 
-    def __init__(self, *a, **kw) -> None:
-        raise NotImplementedError(
-            "NCCL weight broadcast needs GPUs; use FileWeightSync (the /dev/shm path) on CPU"
-        )
+    trainer: object  # rl_loop.trainer.Trainer
+    generators: list
+    host: str = "127.0.0.1"
+    timeout_s: float = 300.0
+    backend: str | None = None
+    copy_in: str = "direct"  # or "reload" (vLLM's layer-wise reload; also the automatic fallback)
+    history: list[SyncRecord] = field(default_factory=list)
+    detail: list[dict] = field(default_factory=list)
+    _exported: dict[int, tuple[float, int]] = field(default_factory=dict)
+
+    async def setup(self, n_trainer_ranks: int) -> dict:
+        """Create the rendezvous store, then join trainer ranks and engines together."""
+        from rl_loop.weight_group import GroupSpec, WeightStore, default_backend
+
+        t0 = time.perf_counter()
+        self._store = WeightStore(self.host, self.timeout_s)
+        spec = GroupSpec(self.host, self._store.port, n_trainer_ranks + len(self.generators),
+                         self.backend or default_backend(), timeout_s=self.timeout_s).to_dict()
+        plan = await self.trainer.sync_plan()
+        self._bytes = sum(_numel(p["shape"]) * _itemsize(p["dtype"]) for p in plan)
+        gen_ranks = [n_trainer_ranks + i for i in range(len(self.generators))]
+        res = await asyncio.gather(
+            self.trainer.sync_join(spec, gen_ranks),
+            *(g.sync_join(spec, r, plan, n_trainer_ranks, self.copy_in) for g, r in zip(self.generators, gen_ranks)))
+        return {"join_s": time.perf_counter() - t0, "bytes": self._bytes, "world": spec["world"],
+                "copy_in": sorted({r["copy_in"] for r in res[1:]})}
+
+    async def export(self, version: int) -> float:
+        t0 = time.perf_counter()
+        await self.trainer.sync_export(version)
+        dt = time.perf_counter() - t0
+        self._exported[version] = (dt, self._bytes)
+        return dt
+
+    def exported(self, version: int) -> bool:
+        return version in self._exported
+
+    async def load(self, version: int) -> SyncRecord:
+        export_s, nbytes = self._exported.pop(version)
+        t0 = time.perf_counter()
+        res = await asyncio.gather(*(g.sync_apply(version, self.timeout_s) for g in self.generators))
+        load_s = time.perf_counter() - t0
+        self.detail.append({"version": version, "snapshot_s": export_s,
+                            "transfer_wait_s": max(r["wait_s"] for r in res),
+                            "recv_s": max(r["recv_s"] for r in res),
+                            "copy_in_s": max(r["copy_in_s"] for r in res)})
+        rec = SyncRecord(version, export_s, load_s, export_s + load_s, nbytes)
+        self.history.append(rec)
+        return rec
+
+    async def push(self, version: int) -> SyncRecord:
+        await self.export(version)
+        return await self.load(version)
+
+    def sweep(self) -> int:
+        return 0  # nothing on disk
+
+    def cleanup(self) -> None:
+        self._exported.clear()
+
+
+def _numel(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _itemsize(dtype: str) -> int:
+    import torch
+
+    return torch.empty(0, dtype=getattr(torch, dtype)).element_size()

@@ -1,0 +1,107 @@
+"""The weight-update process group: trainer ranks + generator workers, outside torch's default group.
+
+Trainer ranks already belong to torchrun's default group and each vLLM worker to its engine's
+own; a second `init_process_group` is not possible in either. So the weight group is built
+from torch.distributed's lower layer, the way RLHF frameworks attach a trainer to vLLM: a
+`TCPStore` for the rendezvous and a backend object (`ProcessGroupGloo` on CPU,
+`ProcessGroupNCCL` when CUDA is available) used directly, with group-local ranks:
+
+    ranks 0 .. W-1      trainer ranks (their torchrun rank)
+    ranks W .. W+G-1    generator engines (one worker each)
+
+The controller owns the store (`WeightStore`): it listens on `host`, port chosen by the
+kernel, and is not itself a member. Every member binds its data connections to the local
+address it uses to reach the store: 127.0.0.1 on one machine, the node's own interface in a
+multi-host job, with no extra configuration.
+
+Messages are point-to-point (`send`/`recv` of contiguous tensors): trainer rank r sends its
+own FSDP shard rows of each parameter to each generator; nothing is gathered on one rank.
+"""
+from __future__ import annotations
+
+import socket
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+
+import torch
+import torch.distributed as dist
+
+
+def default_backend() -> str:
+    """The same code on both machines: only the backend name differs."""
+    return "nccl" if torch.cuda.is_available() else "gloo"
+
+
+def local_addr_towards(host: str, port: int) -> str:
+    """The local IP this process would use to reach host:port (no packet is sent)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.connect((host, port))
+        return s.getsockname()[0]
+
+
+class WeightStore:
+    """The rendezvous store, hosted by the controller (not a group member)."""
+
+    def __init__(self, host: str = "127.0.0.1", timeout_s: float = 300.0) -> None:
+        self.host = host
+        self.store = dist.TCPStore(host, 0, is_master=True, wait_for_workers=False,
+                                   timeout=timedelta(seconds=timeout_s))
+        self.port = self.store.port
+
+
+@dataclass
+class GroupSpec:
+    """Everything a member needs to join (a small control message)."""
+
+    host: str
+    port: int
+    world: int
+    backend: str
+    name: str = "rl_weights"
+    timeout_s: float = 300.0
+
+    def to_dict(self) -> dict:
+        return dict(host=self.host, port=self.port, world=self.world, backend=self.backend,
+                    name=self.name, timeout_s=self.timeout_s)
+
+
+def join(spec: dict, rank: int):
+    """Join the group as `rank`; blocks until all `world` members have joined.
+
+    Returns (backend, store): callers use the backend's `send`/`recv` (tensor lists) and
+    `.wait()`, and the store for the pacing counters (`bump` / `wait_count`).
+    """
+    timeout = timedelta(seconds=spec["timeout_s"])
+    store = dist.TCPStore(spec["host"], spec["port"], is_master=False, timeout=timeout)
+    prefixed = dist.PrefixStore(spec["name"], store)
+    if spec["backend"] == "nccl":  # pragma: no cover - needs GPUs (not run on this machine)
+        # NCCL picks its own interface (NCCL_SOCKET_IFNAME where needed); the caller has set
+        # its CUDA device, and sends/recvs then use GPU tensors, with the same code as gloo.
+        opts = dist.ProcessGroupNCCL.Options()
+        return dist.ProcessGroupNCCL(prefixed, rank, spec["world"], opts), prefixed
+    opts = dist.ProcessGroupGloo._Options()
+    opts._timeout = timeout
+    opts._threads = 2
+    opts._devices = [dist.ProcessGroupGloo.create_device(
+        hostname=local_addr_towards(spec["host"], spec["port"]))]
+    return dist.ProcessGroupGloo(prefixed, rank, spec["world"], opts), prefixed
+
+
+# Two counters in the store pace the transfers, so no send or recv ever waits through a
+# training step or a generation step (it would hit the group's timeout):
+STARTED = "transfers_started"  # +1 by each trainer rank as it begins sending a snapshot
+TAKEN = "transfers_taken"  # +1 by each engine as it frees its staging buffer
+
+
+def bump(store, key: str) -> None:
+    store.add(key, 1)
+
+
+def wait_count(store, key: str, count: int, max_poll_s: float = 0.05) -> None:
+    """Block until counter `key` reaches `count` (polls back off from 1 ms to `max_poll_s`:
+    quick when the other side is about to be ready, cheap through a long step)."""
+    poll = 0.001
+    while store.add(key, 0) < count:
+        time.sleep(poll)
+        poll = min(poll * 2, max_poll_s)

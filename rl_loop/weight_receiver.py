@@ -1,0 +1,118 @@
+"""Generator side of the in-place weight sync: receive FSDP shard pieces into a staging buffer.
+
+The plan (from the trainer, once) lists each parameter in send order: HF name, full shape,
+dtype and the rows each trainer rank holds (FSDP2 shards dim 0 in rank order). The staging
+buffer holds one contiguous full-size tensor per parameter; rank r's rows of parameter i are
+one contiguous slice of it, so every message is received where it belongs: no reassembly
+copy. One version is staged at a time: the thread receives version v + 1 only after the
+engine has taken v (`release`), so the trainer's sends wait instead of memory growing.
+"""
+from __future__ import annotations
+
+import math
+import threading
+import time
+
+import torch
+
+HEADER_TAG_OFFSET = 0  # tag of the version header; parameter i uses tag i + 1
+
+
+class SyncError(RuntimeError):
+    pass
+
+
+def piece_rows(plan: list[dict]) -> list[list[tuple[int, int]]]:
+    """(first row, row count) of each rank's piece of each parameter."""
+    out = []
+    for p in plan:
+        start, spans = 0, []
+        for n in p["rows"]:
+            spans.append((start, n))
+            start += n
+        if start != p["shape"][0]:
+            raise SyncError(f"{p['name']}: ranks hold {start} rows of {p['shape'][0]}")
+        out.append(spans)
+    return out
+
+
+class ShardReceiver(threading.Thread):
+    def __init__(self, pg, store, plan: list[dict], n_trainer_ranks: int, device: torch.device) -> None:
+        super().__init__(name="rl-weight-receiver", daemon=True)
+        self.pg, self.store, self.plan, self.W = pg, store, plan, n_trainer_ranks
+        self.transfers = 0
+        self.spans = piece_rows(plan)
+        dtypes = {p["dtype"] for p in plan}
+        if len(dtypes) != 1:
+            raise SyncError(f"one dtype per model expected, got {sorted(dtypes)}")
+        self.dtype = getattr(torch, dtypes.pop())
+        total = sum(math.prod(p["shape"]) for p in plan)
+        # Touched once here (zero fill) so page faults are not paid by the first transfer.
+        self.flat = torch.zeros(total, dtype=self.dtype, device=device)
+        self.nbytes = total * self.flat.element_size()
+        self.full: list[torch.Tensor] = []
+        off = 0
+        for p in plan:
+            n = math.prod(p["shape"])
+            self.full.append(self.flat[off:off + n].view(p["shape"]))
+            off += n
+        self._cond = threading.Condition()
+        self._staged: int | None = None  # version in the buffer, not yet taken
+        self._free = True
+        self._error: BaseException | None = None
+        self.last_recv_s = 0.0
+
+    def run(self) -> None:
+        try:
+            while True:
+                with self._cond:
+                    self._cond.wait_for(lambda: self._free)
+                    self._free = False
+                version, dt = self._receive_one()
+                with self._cond:
+                    self._staged, self.last_recv_s = version, dt
+                    self._cond.notify_all()
+        except BaseException as exc:  # noqa: BLE001 - reported by take()
+            with self._cond:
+                self._error = exc
+                self._cond.notify_all()
+
+    def _receive_one(self) -> tuple[int, float]:
+        from rl_loop.weight_group import STARTED, wait_count
+
+        self.transfers += 1
+        wait_count(self.store, STARTED, self.transfers * self.W)  # every rank has begun sending
+        t0 = time.perf_counter()
+        headers = [torch.zeros(1, dtype=torch.int64, device=self.flat.device) for _ in range(self.W)]
+        works = [self.pg.recv([headers[r]], r, HEADER_TAG_OFFSET) for r in range(self.W)]
+        for i, (full, spans) in enumerate(zip(self.full, self.spans)):
+            for r, (start, n) in enumerate(spans):
+                if n:
+                    works.append(self.pg.recv([full[start:start + n]], r, i + 1))
+        for w in works:
+            w.wait()
+        versions = {int(h.item()) for h in headers}
+        if len(versions) != 1:
+            raise SyncError(f"trainer ranks sent different versions {sorted(versions)}")
+        return versions.pop(), time.perf_counter() - t0
+
+    def take(self, version: int, timeout_s: float) -> list[tuple[str, torch.Tensor]]:
+        """The staged tensors of `version` (HF names, full shapes); call `release` after use."""
+        with self._cond:
+            ok = self._cond.wait_for(lambda: self._staged is not None or self._error is not None, timeout_s)
+            if self._error is not None:
+                raise SyncError(f"weight receiver failed: {self._error!r}")
+            if not ok:
+                raise SyncError(f"version {version} did not arrive within {timeout_s} s")
+            if self._staged != version:
+                raise SyncError(f"expected version {version}, the trainer sent {self._staged}")
+        return [(p["name"], t) for p, t in zip(self.plan, self.full)]
+
+    def release(self) -> None:
+        from rl_loop.weight_group import TAKEN, bump
+
+        bump(self.store, TAKEN)
+        with self._cond:
+            self._staged = None
+            self._free = True
+            self._cond.notify_all()

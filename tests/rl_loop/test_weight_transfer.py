@@ -1,0 +1,112 @@
+"""The weight group's transfer without vLLM or FSDP: shard pieces in, whole tensors out.
+
+Two "trainer ranks" each hold half the rows of every parameter (as FSDP2 shards dim 0, one
+rank holding an empty piece of a 1-row parameter) and one "engine" stages them. Expected
+tensors are known by construction (version v of parameter i is `v * 1000 + i + arange`).
+Each rank changes its parameters right after `export`, as the next optimizer step would:
+the engine must still receive exactly what was exported ("export now, load later").
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+SHAPES = {"emb.weight": [5, 3], "norm.weight": [4], "head.bias": [1]}
+
+
+def _full(name: str, version: int) -> torch.Tensor:
+    i = list(SHAPES).index(name)
+    n = 1
+    for d in SHAPES[name]:
+        n *= d
+    return (version * 1000 + i + torch.arange(n, dtype=torch.float32)).view(SHAPES[name])
+
+
+def _rows(name: str, rank: int) -> slice:
+    n = SHAPES[name][0]
+    per = -(-n // 2)  # torch.chunk sizes: ceil, remainder last
+    return slice(min(rank * per, n), min((rank + 1) * per, n))
+
+
+def _trainer(spec, rank, q):
+    try:
+        from rl_loop.trainer_sync import ShardSender
+        from rl_loop.weight_group import join
+
+        model = torch.nn.Module()
+        for name in SHAPES:
+            mod, pname = name.split(".")
+            if not hasattr(model, mod):
+                model.add_module(mod, torch.nn.Module())
+            getattr(model, mod).register_parameter(pname, torch.nn.Parameter(_full(name, 1)[_rows(name, rank)].clone()))
+        sender = ShardSender(model, rank, 2)
+        q.put(("plan", rank, sender.local_plan()))
+        sender.join(*join(spec, rank), [2])
+        for v in (1, 2):
+            with torch.no_grad():
+                for name, p in model.named_parameters():
+                    p.copy_(_full(name, v)[_rows(name, rank)])
+            sender.export(v)
+            with torch.no_grad():  # the next "optimizer step" must not leak into version v
+                for p in model.parameters():
+                    p.add_(0.5)
+        import time
+
+        while len(sender.sent) < 2 and sender._error is None:
+            time.sleep(0.01)
+        q.put(("done", rank, repr(sender._error) if sender._error else None))
+    except BaseException as exc:  # noqa: BLE001 - reported to the test
+        q.put(("done", rank, repr(exc)))
+
+
+def _engine(spec, plan, q):
+    try:
+        from rl_loop.weight_group import join
+        from rl_loop.weight_receiver import ShardReceiver
+
+        pg, store = join(spec, 2)
+        rx = ShardReceiver(pg, store, plan, 2, torch.device("cpu"))
+        rx.start()
+        bad = []
+        for v in (1, 2):
+            for name, t in rx.take(v, 60):
+                if not torch.equal(t, _full(name, v)):
+                    bad.append((v, name, t.tolist()))
+            rx.release()
+        q.put(("engine", bad))
+    except BaseException as exc:  # noqa: BLE001
+        q.put(("engine", repr(exc)))
+
+
+@pytest.mark.timeout(120)
+def test_pieces_from_two_ranks_arrive_whole_and_as_exported():
+    from rl_loop.weight_group import GroupSpec, WeightStore
+
+    store = WeightStore("127.0.0.1", timeout_s=60)
+    spec = GroupSpec("127.0.0.1", store.port, 3, "gloo", timeout_s=60).to_dict()
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    trainers = [ctx.Process(target=_trainer, args=(spec, r, q)) for r in range(2)]
+    for p in trainers:
+        p.start()
+    plans = {}
+    while len(plans) < 2:
+        kind, rank, plan = q.get(timeout=60)
+        assert kind == "plan", plan
+        plans[rank] = plan
+    # plain tensors report their local shape; FSDP's DTensors report the full one
+    plan = [dict(p, shape=SHAPES[p["name"]], rows=[plans[0][i]["rows"], plans[1][i]["rows"]])
+            for i, p in enumerate(plans[0])]
+    assert plan[2]["rows"] == [1, 0]  # a rank may hold no rows of a parameter
+    engine = ctx.Process(target=_engine, args=(spec, plan, q))
+    engine.start()
+    results = [q.get(timeout=90) for _ in range(3)]
+    for p in (*trainers, engine):
+        p.join(timeout=30)
+        if p.is_alive():
+            p.kill()
+    assert ("engine", []) in results, results
+    assert sorted(r for r in results if r[0] == "done") == [("done", 0, None), ("done", 1, None)]
