@@ -15,9 +15,12 @@ Opt-ins, each widening to full messages on every test:
 - a client: a bearer token listed in ``trusted_tokens`` (the HTTP layer sets
   ``full_feedback_var`` for that request).
 
-What still leaves a hidden test, by design: the verdict, time, memory and points. A candidate
-can always encode bits of its own input in those (it reads the input legitimately); it never
-sees the answer, and no text of either is returned.
+Per-test time and memory of a hidden test are withheld too (reported as 0): a candidate that
+allocates ``ord(input[k])`` MiB would otherwise read a byte of the hidden input per test per
+submission out of ``memory_kb`` (found by a red team), and CPU time is as wide a channel.
+What still leaves a hidden test, by design: its verdict and points (a few values per test; a
+candidate can always choose among them from its own input), and the submission's totals.
+It never sees the answer, and no text of either is returned.
 """
 
 from __future__ import annotations
@@ -74,6 +77,8 @@ def _withhold(t: TestVerdict | CheckResult, where: str) -> None:
         log.log(level, "withheld message of a hidden test", extra={"fields": {
             "where": where, "test": t.name, "verdict": t.verdict.value, "message": t.message[:2000]}})
     t.message = summary(t.verdict)
+    if isinstance(t, TestVerdict):  # side channels of the hidden input (see the module doc)
+        t.time_s, t.wall_time_s, t.memory_kb = 0.0, 0.0, 0
 
 
 def python_syntax_message(code: str) -> str:

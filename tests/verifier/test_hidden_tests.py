@@ -213,3 +213,25 @@ async def test_function_syntax_error_keeps_a_useful_message(blobs, backend):
     assert body["verdict"] == "CE" and body["reward"] == 0.0
     assert "SyntaxError" in body["message"] and "line 2" in body["message"], body["message"]
     assert body["compile"]["log"] == body["message"]
+
+
+async def test_hidden_tests_carry_no_time_or_memory_side_channel(blobs, backend):
+    """A red-team attack: allocate ord(input[0]) MiB and read the hidden input back, a byte per
+    test, from memory_kb (or burn CPU for time_s). Hidden tests report neither; the sample
+    keeps its figures (it is public)."""
+    build(blobs)
+    svc, c = await _client(blobs, backend)
+    leak = ("import sys, time\nd = sys.stdin.read()\nb = bytearray(ord(d[1]) << 20)\n"
+            "for i in range(0, len(b), 4096):\n    b[i] = 1\n"
+            "t = time.process_time()\nwhile time.process_time() - t < ord(d[2]) / 2000:\n    pass\n"
+            "print('x')\n")
+    async with c:
+        r = await c.post("/v1/verify", json={"problem_id": "leak-tokens", "language": "python",
+                                             "code": leak})
+        body = await r.json()
+    await svc.close()
+    tests = {t["name"]: t for t in body["tests"]}
+    assert tests["t0"]["wall_time_s"] > 0  # the public sample keeps its figures
+    for name, t in tests.items():
+        if name != "t0":
+            assert (t["memory_kb"], t["time_s"], t["wall_time_s"]) == (0, 0.0, 0.0), t
