@@ -79,6 +79,8 @@ def export_problem(store: ProblemStore, problem_id: str, dest: Path) -> Path:
                     limits=p.limits.model_dump())
         if p.entry_class:
             meta["entry_class"] = p.entry_class
+        if p.arguments_in_place:
+            meta["arguments_in_place"] = True
         if p.prompt:
             (d / "prompt.py").write_text(p.prompt)
             meta["prompt"] = "prompt.py"

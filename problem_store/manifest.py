@@ -172,6 +172,11 @@ class FunctionProblem(_ProblemBase):
     entry_class: str | None = Field(None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
                                     description="Class whose method is the entry point (e.g. Solution).")
     harness: Literal["humaneval", "asserts"] = "asserts"
+    arguments_in_place: bool = Field(
+        False, description="The tests check arguments the candidate changes in place (e.g. 'sort "
+        "nums in place'): its changes reach the jury's objects. Off by default: the jury's "
+        "objects stay as the jury made them, so a candidate cannot rewrite what its answer is "
+        "checked against.")
     setup_code: str = Field("", description="Code run before the tests (imports, helpers).")
     limits: Limits = Limits(time_limit_s=5.0)
     tests: tuple[FunctionTest, ...] = Field(min_length=1)

@@ -54,7 +54,7 @@ async def test_mutable_arguments_and_every_plain_type(service, blobs):
         "x = [3, 1, 2]\nassert fill(x) is None\nassert x == [1, 2, 3]\n",
         "big = list(range(2000, 0, -1))\nfill(big)\nassert big == sorted(big)\nbig.append(-1)\n"
         "fill(big)\nassert big[0] == -1\n",
-        "d = {'a': [1]}\nfill(d)\nassert d == {'a': [1], 'seen': True}\n"])
+        "d = {'a': [1]}\nfill(d)\nassert d == {'a': [1], 'seen': True}\n"], arguments_in_place=True)
     code = ("def fill(x):\n    if isinstance(x, dict):\n        x['seen'] = True\n    else:\n"
             "        x.sort()\n")
     verdict, r = await _verdict(service, "inplace", code)
@@ -67,6 +67,29 @@ async def test_mutable_arguments_and_every_plain_type(service, blobs):
         "nan = float('nan')\nassert echo(nan) != echo(nan)\n"])
     verdict, r = await _verdict(service, "echo", "def echo(v):\n    return v\n")
     assert verdict == "AC", r.tests
+
+
+async def test_a_candidate_cannot_rewrite_what_the_jury_checks_it_against(service, blobs):
+    """Red-team attack: two-sum whose test validates the returned indices against the list it
+    passed; the candidate rewrites that list (nums[:] = [target, 0]) instead of searching.
+    Unless a problem declares arguments_in_place, the jury's objects stay as it made them, also
+    for a large argument sent by reference and for later calls that reuse it."""
+    tests = ["nums = [4, 9, 1, 7]\ni, j = two(nums, 16)\nassert nums[i] + nums[j] == 16\n",
+             "nums = list(range(1000))\nfor t in (1997, 1001, 3):\n    i, j = two(nums, t)\n"
+             "    assert i != j and nums[i] + nums[j] == t\n"]
+    _add(blobs, "two", "two", tests)
+    hack = "def two(nums, target):\n    nums[:] = [target, 0] + nums[2:]\n    return 0, 1\n"
+    honest = ("def two(nums, target):\n    seen = {}\n    for i, x in enumerate(nums):\n"
+              "        if target - x in seen:\n            return seen[target - x], i\n        seen[x] = i\n")
+    verdict, r = await _verdict(service, "two", hack)
+    assert verdict == "WA" and all(t.verdict.value == "WA" for t in r.tests), r.tests
+    # the candidate's own copy changed; the next call gets the jury's object again
+    sneaky = ("calls = []\ndef two(nums, target):\n    calls.append(list(nums[:3]))\n"
+              "    nums[0] = -10**9\n    seen = {}\n    for i, x in enumerate(nums):\n"
+              "        if target - x in seen:\n            return seen[target - x], i\n        seen[x] = i\n"
+              "    raise ValueError(calls)\n")
+    assert (await _verdict(service, "two", honest))[0] == "AC"
+    assert (await _verdict(service, "two", sneaky))[0] == "AC"
 
 
 async def test_exceptions_cross_as_the_same_builtin_type(service, blobs):

@@ -98,7 +98,8 @@ class FunctionJudge:
         if problem.harness == "humaneval" and problem.prompt:
             common["prompt.py"] = Blob(data=problem.prompt.encode("utf-8", "surrogatepass"))
         args = [problem.entry_point, problem.entry_class or "-", problem.harness,
-                repr(float(problem.limits.time_limit_s))]
+                repr(float(problem.limits.time_limit_s)),
+                "in-place" if problem.arguments_in_place else "copy"]
         specs = [RunSpec(id=t.name, args=args, limits=limits, files=dict(common),
                          stdin=Blob(link=t.code)) for t in tests]
         out = await self.executor.run("python", HARNESS, specs, stop_on_failure=stop_first)

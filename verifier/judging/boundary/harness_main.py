@@ -4,7 +4,7 @@
 # itself non-dumpable, starts the candidate's interpreter (CALLEE_SOURCE, defined by
 # programs.py) with nothing but two pipes, runs the jury's test code here against proxies
 # that call through those pipes, and writes its verdict to its own stdout, which the
-# candidate never holds. argv: ENTRY ENTRY_CLASS|- KIND CPU_LIMIT_S. The test code arrives
+# candidate never holds. argv: ENTRY ENTRY_CLASS|- KIND CPU_LIMIT_S in-place|copy. The test code arrives
 # on stdin (never as a file); setup and prompt code as files it reads and unlinks before the
 # candidate exists.
 import binascii as _binascii
@@ -57,8 +57,12 @@ class _CandidateException(Exception):
 
 
 class _Channel:
-    def __init__(self, pid, req_w, rep_r, cpu_limit):
+    def __init__(self, pid, req_w, rep_r, cpu_limit, in_place=False):
         self.pid, self.req_w, self.rep_r, self.cpu_limit = pid, req_w, rep_r, cpu_limit
+        # Whether the candidate's in-place changes to its arguments reach the jury's objects.
+        # Off unless the problem says its tests check arguments: a red team rewrote the list
+        # the jury validates its answer against (two-sum: nums[:] = [target, 0]; return 0, 1).
+        self.in_place = in_place
         self.failure = None        # (verdict, message): decides the test once set
         self.raised = set()        # ids of exceptions re-raised on the candidate's behalf
         self.status = None         # wait status once reaped
@@ -189,7 +193,10 @@ class _Channel:
         reply = self.recv()
         tag = reply[0]
         if tag == "ok" and len(reply) == 3 and type(reply[2]) is dict:
-            _apply_mutations(args, kwargs, reply[2], self.cache)
+            if self.in_place:
+                _apply_mutations(args, kwargs, reply[2], self.cache)
+            else:
+                _forget_mutated(args, kwargs, reply[2], self.cache)
             return reply[1]
         if tag == "raised" and len(reply) == 4 and all(type(x) is str for x in reply[1:]):
             raise self._exception(reply[1], reply[2], reply[3])
@@ -246,15 +253,26 @@ def _elements(value):
 _NESTED = {list, tuple, dict, set}
 
 
-def _apply_mutations(args, kwargs, mutated, cache):
-    """In-place changes the candidate made to list/dict/set arguments, made here too."""
+def _mutated_originals(args, kwargs, mutated):
     for key, new in mutated.items():
         if type(key) is int and 0 <= key < len(args):
-            orig = args[key]
+            yield args[key], new
         elif type(key) is str and key in kwargs:
-            orig = kwargs[key]
-        else:
-            continue
+            yield kwargs[key], new
+
+
+def _forget_mutated(args, kwargs, mutated, cache):
+    """The jury's objects stay as they were; the candidate's side holds a changed copy of
+    each, so the next call must send them again (a fresh reference), not by reference."""
+    for orig, _ in _mutated_originals(args, kwargs, mutated):
+        entry = cache.get(id(orig))
+        if entry is not None and entry[0] is orig:
+            del cache[id(orig)]
+
+
+def _apply_mutations(args, kwargs, mutated, cache):
+    """In-place changes the candidate made to list/dict/set arguments, made here too."""
+    for orig, new in _mutated_originals(args, kwargs, mutated):
         if type(orig) is list and type(new) is list:
             orig[:] = new
         elif type(orig) is dict and type(new) is dict:
@@ -367,6 +385,7 @@ def _judge(channel, exc):
 
 def _main():
     entry, entry_class, kind, cpu_limit = _sys.argv[1], _sys.argv[2], _sys.argv[3], float(_sys.argv[4])
+    in_place = len(_sys.argv) > 5 and _sys.argv[5] == "in-place"
     entry_class = "" if entry_class == "-" else entry_class
     # Before anything of the candidate exists: our /proc files (mem, fd, environ) become
     # root-only, and ptrace/process_vm_readv of us need a capability it never has.
@@ -376,7 +395,7 @@ def _main():
     setup = _read_file("setup_code.py").decode("utf-8", "surrogatepass")
     prompt = _read_file("prompt.py").decode("utf-8", "surrogatepass")
     pid, req_w, rep_r = _spawn()
-    channel = _Channel(pid, req_w, rep_r, cpu_limit)
+    channel = _Channel(pid, req_w, rep_r, cpu_limit, in_place)
     # The tests, from stdin (a pipe/fd the candidate never gets); then stdin is gone.
     chunks = []
     while chunk := _os.read(0, 1 << 20):
