@@ -161,3 +161,20 @@ async def test_lone_surrogate_code_is_rejected_not_ie(service):
     # Reaches the core only through the embedded client (HTTP JSON parsing rejects it first).
     with pytest.raises(InvalidRequest, match="surrogate"):
         await service.verify(req(code="print(1)\ud800"))
+
+
+@pytest.mark.parametrize("pid", ["sum", "sum-custom"])
+async def test_an_output_far_larger_than_the_answer_is_ole_not_ie(service, pid):
+    """Red-team attack: 32 MiB of "1 " under the 64 MiB cap made custom checkers fail (IE,
+    reward null, dropped by the RL loop) and built-in checks time out. Such an output is OLE
+    before any checker reads it; an output within 16x the answer + 1 MiB is still judged."""
+    from verifier.models import VerifyRequest
+
+    big = "import sys\nsys.stdout.write('1 ' * (3 << 20))\n"
+    r = await service.verify(VerifyRequest(problem_id=pid, language="python", code=big,
+                                           options={"reward": "fraction"}))
+    assert r.verdict.value == "OLE" and r.reward == 0.0, r
+    assert all(t.verdict.value == "OLE" for t in r.tests), r.tests
+    small = "import sys\nsys.stdout.write('1 ' * (200 << 10))\n"  # 400 KB: judged, wrong
+    r = await service.verify(VerifyRequest(problem_id=pid, language="python", code=small))
+    assert r.verdict.value in ("WA", "PE"), r

@@ -20,6 +20,16 @@ from verifier.models import CompileInfo, TestVerdict, Verdict
 
 
 _INLINE_CHECK_BYTES = 256 * 1024
+# An output far larger than the jury's answer is wrong whatever it holds: it is OLE before any
+# checker reads it. Without this, 32 MiB of "1 " under the 64 MiB cap made custom checkers
+# fail (IE, reward null: the RL loop drops it, so the policy is never penalised) and built-in
+# checks take 24 s a test (the request timed out with no verdict) (found by a red team).
+_ANSWER_FACTOR, _ANSWER_SLACK = 16, 1 << 20
+
+
+def output_budget(answer_bytes: int) -> int:
+    """Most output a test's checker is asked to read, given the jury answer's size."""
+    return _ANSWER_FACTOR * answer_bytes + _ANSWER_SLACK
 
 
 def run_limits(limits: Limits) -> RunLimits:
@@ -98,6 +108,12 @@ class StdioJudge:
             outputs = [await self._output_of(r) for r in runs]
         except Exception as exc:  # noqa: BLE001 - lost output is our failure
             return [CheckOutcome("IE", f"could not read the output: {exc}") for _ in tests]
+        oversized = await self._oversized(tests, outputs)
+        if oversized:
+            keep = [i for i in range(len(tests)) if i not in oversized]
+            checked = await self._check(problem, [tests[i] for i in keep], [runs[i] for i in keep])
+            merged = dict(zip(keep, checked))
+            return [merged.get(i) or oversized[i] for i in range(len(tests))]
         if isinstance(checker, BuiltinChecker):
             results = []
             for t, output in zip(tests, outputs):
@@ -116,6 +132,21 @@ class StdioJudge:
             CheckJob(t.name, Blob(link=t.input), Blob(data=o),
                      Blob(link=t.answer) if t.answer else None)
             for t, o in zip(tests, outputs)])
+
+
+    async def _oversized(self, tests: list[TestCase], outputs: list[bytes]) -> dict[int, CheckOutcome]:
+        out = {}
+        for i, (t, output) in enumerate(zip(tests, outputs)):
+            if len(output) <= _ANSWER_SLACK or t.answer is None:
+                continue
+            try:
+                answer = await self.blobs.get(t.answer)
+            except Exception:  # noqa: BLE001 - the checker path reports a lost answer as IE
+                continue
+            if len(output) > output_budget(len(answer)):
+                out[i] = CheckOutcome("OLE", f"output of {len(output)} bytes is over {_ANSWER_FACTOR}x the "
+                                             f"jury answer's size + 1 MiB: not a plausible answer")
+        return out
 
 
 async def run_custom_checker(backend, binary_link: str, jobs: list[CheckJob]) -> list[CheckOutcome]:
