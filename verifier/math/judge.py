@@ -126,6 +126,13 @@ def _primes(s: str) -> int:
 _APPROX_RE = re.compile(r"\\approx|≈|\\simeq|^\s*(?:~|\\sim(?![a-z])|approximately|approx\.?|about"
                         r"|roughly)", re.I)
 _DECIMAL_COMMA_RE = re.compile(r"-?\d+,(?:\d{1,2}|\d{4,})")
+# a relation with a missing side ("\\neq 5", "\\le 5", "5 <") states no value: it is not
+# the number next to it. (= and the approximation marks are exempt: "= 5" and
+# "\\approx 3.14" name a value.)
+_REL = (r"(?:\\(?:neq|ne|leq|le|geq|ge|lt|gt|leqslant|geqslant|nless|ngtr|nleq|ngeq|not|"
+        r"equiv|propto|prec|succ|preceq|succeq|subset|supset|subseteq|supseteq|ll|gg|in|notin)"
+        r"(?![a-zA-Z])|[<>≤≥≠∈]|!=)")
+_DANGLING_REL_RE = re.compile(r"^\s*" + _REL + r"|" + _REL + r"\s*$|[,;(\[{]\s*" + _REL)
 
 
 def judge(gold: str, prediction: str, *, timeout_s: float = 5.0,
@@ -163,6 +170,8 @@ def judge(gold: str, prediction: str, *, timeout_s: float = 5.0,
     if len(pred_ans) > MAX_ANSWER_CHARS:
         return verdict(False, TOO_LARGE)
 
+    if _DANGLING_REL_RE.search(pred_ans) and not _DANGLING_REL_RE.search(gold_ans):
+        return verdict(False, "prediction is a relation with a missing side, not a value")
     special = _special_forms(gold_ans, pred_ans)
     if special is not None:
         return verdict(special[0], special[1])
