@@ -48,6 +48,25 @@ def verdict(gold: str, pred: str, **kw):
     ("x", "|x|"), ("x", r"\sqrt{x^2}"),
     # labels do not make a wrong value right
     ("(1,2)", "(a,b)=(2,1)"), ("3", "g(x)=4"),
+    # red-team reproductions (tests/verifier/test_math_policy_tricks.py generalises each):
+    # a relation with a missing side names no value
+    ("5", r"\boxed{\neq 5}"), ("5", r"\boxed{\le 5}"), ("5", r"\boxed{\geq 5}"),
+    ("5", r"\boxed{< 5}"), ("5", r"\boxed{5 >}"), (r"\frac{1}{3}", r"\boxed{\neq 0.333333}"),
+    (r"\frac{11}{12}", r"So the sum is $\boxed{\neq \frac{11}{12}}$."),
+    (r"\frac{11}{12}", r"\boxed{\neq 0.916667}"),
+    # math-verify reads fragments and accepts a gold inside a predicted set
+    ("5", r"\boxed{\sum_{k=1}^{1} \{4, 5\}}"),
+    ("37", r"\boxed{\sum_{k=1}^{1} \{" + ",".join(map(str, range(201))) + r"\}}"),
+    (r"\frac{1}{3}", r"\boxed{\sum_{k=1}^{1} 0.333333}"),
+    # identities are not proven by sample points where a piecewise function agrees
+    ("x+1", r"\boxed{x+\max(1, x-1000)}"), ("x+1", r"\boxed{x+\max(1, x-10^{100})}"),
+    ("x", r"\boxed{x + \lfloor x / 10^{90} \rfloor}"),
+    # no tolerance makes a different constant equal
+    ("x", r"\boxed{x+10^{-30}}"), (r"\pi", r"\boxed{\pi+10^{-40}}"),
+    (r"\pi", r"\boxed{\pi(1+10^{-40})}"), (r"\sqrt{2}", r"\boxed{\sqrt{2} + e^{-100}}"),
+    # an answer taken back after its sentence is no answer
+    ("3", "The answer is 3. Hmm, actually I think it is 4."),
+    ("3", "The answer is 3.\nWait, it should be 4."),
 ])
 def test_never_equivalent(gold, pred):
     v = verdict(gold, pred)
