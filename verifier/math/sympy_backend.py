@@ -199,14 +199,28 @@ def is_zero(d) -> bool | None:
 
 
 def _sample_point(syms, rng) -> dict:
-    """Small rationals most of the time, large magnitudes too (an expression that is only
-    wrong far from the origin is still wrong)."""
-    point = {}
-    for s in syms:
-        scale = rng.choice((1, 1, 1, 10 ** 3, 10 ** 6, 10 ** 12))
-        point[s] = sp.Rational(rng.randint(-400, 400) * scale + rng.randint(1, 9),
-                               rng.randint(37, 113))
-    return point
+    """Small exact rationals: the difference of two expressions is evaluated exactly there."""
+    return {s: sp.Rational(rng.randint(-400, 400), rng.randint(37, 113)) for s in syms}
+
+
+_FAR_TOL = sp.Float("1e-20", _PREC)
+
+
+def _differ_far(diff_a, diff_b, syms, rng) -> dict | None:
+    """A point far from the origin where the two expressions differ, or None.
+
+    Exact rationals there would build huge integers (2^(10^12/7)), so these points are
+    floats at 40 digits and only REJECT (relative 1e-20): sqrt((x-1000)^2) agrees with
+    1000-x at every small point and is still not 1000-x."""
+    for _ in range(3):
+        point = {s: sp.Float(rng.choice((-1, 1)) * rng.uniform(1e3, 1e12), _PREC) for s in syms}
+        try:
+            u, v = _numeric(diff_a.subs(point)), _numeric(diff_b.subs(point))
+        except (ArithmeticError, TypeError, ValueError):
+            continue
+        if u is not None and v is not None and not _close(u, v, _FAR_TOL):
+            return point
+    return None
 
 
 def values_eq(a, b, approx: bool = True) -> Outcome:
@@ -256,6 +270,10 @@ def values_eq(a, b, approx: bool = True) -> Outcome:
             break
     if sp.expand(diff) == 0 or sp.cancel(diff) == 0:
         return Outcome(True, "symbolic expand/cancel(a-b)==0")
+    far = _differ_far(a, b, syms, _SYSRAND)
+    if far is not None:
+        where = ", ".join(f"{s}={float(far[s]):.6g}" for s in syms)
+        return Outcome(False, f"differ at {where}")
     if sp.simplify(diff) == 0:
         return Outcome(True, "symbolic simplify(a-b)==0")
     if _non_analytic(a) or _non_analytic(b):
