@@ -61,6 +61,10 @@ def verdict(gold: str, pred: str, **kw):
     # identities are not proven by sample points where a piecewise function agrees
     ("x+1", r"\boxed{x+\max(1, x-1000)}"), ("x+1", r"\boxed{x+\max(1, x-10^{100})}"),
     ("x", r"\boxed{x + \lfloor x / 10^{90} \rfloor}"),
+    ("x+1", r"\boxed{x+1+\lfloor \frac{x^2}{10^9}\rfloor}"),
+    # ... nor by small points where a branch (sqrt of a square) agrees
+    ("1000-x", r"\boxed{\sqrt{(x-1000)^2}}"), ("1000-x", r"\boxed{|x-1000|}"),
+    ("y=2x+1", r"\boxed{y=2x+1+10^{-30}}"),
     # no tolerance makes a different constant equal
     ("x", r"\boxed{x+10^{-30}}"), (r"\pi", r"\boxed{\pi+10^{-40}}"),
     (r"\pi", r"\boxed{\pi(1+10^{-40})}"), (r"\sqrt{2}", r"\boxed{\sqrt{2} + e^{-100}}"),
