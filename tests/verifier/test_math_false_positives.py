@@ -40,6 +40,10 @@ def verdict(gold: str, pred: str, **kw):
     # approximate answers need the mark and enough digits; exact golds stay exact
     (r"\pi", "3.14"), ("1/3", "0.333"), ("1/3", r"\approx 0.33"), ("2", r"\approx 1.99"),
     ("1.25", r"\approx 1.254"),
+    # ... 6 significant digits: fewer would fit several exact answers (pi and 22/7 ~ 3.14)
+    (r"\pi", r"\approx 3.14"), (r"\frac{22}{7}", r"\approx 3.14"), ("1/3", r"\approx 0.333"),
+    (r"\sqrt{2}", "approximately 1.414"), (r"\frac{22}{7}", r"\approx 3.14159"),
+    (r"\pi", r"\approx 3.14286"), (r"\pi", "3.14159"),
     # thousands grouping only with groups of three
     ("1000", "1 00"), ("100", "1 00"), ("10000", "10,00"),
     # base subscripts are values
@@ -81,8 +85,8 @@ def test_never_equivalent(gold, pred):
     # number formats
     ("10000", r"10,\!000"), ("1000", "1 000"), ("1234567", "1 234 567"), ("1000", "1\u2009000"),
     (r"\frac{7}{2}", "3 1/2"), (r"\frac{7}{2}", r"3\frac{1}{2}"), (r"-\frac{7}{2}", r"-3\frac12"),
-    ("2.5", "2,5"), (r"\pi", r"\approx 3.14"), ("1/3", r"\approx 0.333"),
-    (r"\sqrt{2}", "approximately 1.414"), ("50\\%", "0.5"), ("50", "50\\%"),
+    ("2.5", "2,5"), (r"\pi", r"\approx 3.14159"), ("1/3", r"\approx 0.333333"),
+    (r"\sqrt{2}", "approximately 1.41421"), (r"\frac{22}{7}", r"\approx 3.14286"), ("50\\%", "0.5"), ("50", "50\\%"),
     (r"30^\circ", "30 degrees"), ("12:00", "12:00"), ("3:15 pm", "3:15 p.m."),
     # GSM8K phrasings
     ("18", "**Answer:** **18**"), ("18", "The answer is 18 eggs."),

@@ -136,3 +136,16 @@ def test_revised_phrase_answer_is_no_answer(template):
         other = str(int(sp.sympify(gold.replace(",", "").replace("\\!", ""))) + 1) \
             if gold.lstrip("-").isdigit() else "7"
         _not_equivalent(gold, template.format(g=gold, o=other))
+
+
+def test_approximations_need_digits_that_determine_the_value():
+    """A marked approximation counts only with >= 6 significant digits: 3 digits fit several
+    exact answers; 8 correctly rounded digits are accepted (the oracle side)."""
+    for gold, v in _golds(12, 808, [fam_fraction, fam_radical, fam_pi]):
+        val = sp.N(v, 30)
+        if val == 0 or sp.Rational(str(sp.N(v, 8))) == v:
+            continue  # an exact decimal is no approximation test
+        _not_equivalent(gold, rf"\boxed{{\approx {sp.N(v, 3)}}}")
+        _not_equivalent(gold, rf"\boxed{{\approx {sp.N(v * (1 + sp.Rational(1, 10**5)), 8)}}}")
+        out = judge(gold, rf"\boxed{{\approx {sp.N(v, 8)}}}", timeout_s=30)
+        assert out.error is None and out.equivalent, (gold, out)
