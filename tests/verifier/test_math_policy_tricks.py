@@ -44,7 +44,13 @@ def _not_equivalent(gold: str, pred: str) -> None:
 _DANGLING = [r"\boxed{{\neq {g}}}", r"\boxed{{\ne {g}}}", r"\boxed{{\le {g}}}",
              r"\boxed{{\leq {g}}}", r"\boxed{{\geq {g}}}", r"\boxed{{\ge {g}}}",
              r"\boxed{{< {g}}}", r"\boxed{{> {g}}}", r"\boxed{{{g} \le}}", r"\boxed{{\not= {g}}}",
-             r"So the answer is $\neq {g}$.", r"\boxed{{\left( \ge {g} \right)}}"]
+             r"So the answer is $\neq {g}$.", r"\boxed{{\left( \ge {g} \right)}}",
+             # what typesets as nothing does not supply the missing side
+             r"\boxed{{\mathrm{{}}\le {g}}}", r"\boxed{{\quad \le {g}}}", r"\boxed{{~\le {g}}}",
+             r"\boxed{{\text{{}}\le {g}}}", r"\boxed{{\displaystyle\le {g}}}",
+             r"\boxed{{\left.\le {g}\right.}}", r"\boxed{{\: \neq {g}}}",
+             r"\boxed{{\approx\le {g}}}", r"\boxed{{\sum_{{k=1}}^{{1}} \le {g}}}",
+             r"\boxed{{\mbox{{}}\le {g}}}", r"\boxed{{{{}}\le {g}}}"]
 
 
 @pytest.mark.parametrize("template", _DANGLING)

@@ -26,7 +26,7 @@ from verifier.math.fastnum import FastScalars, fraction_str, to_fraction
 from verifier.math.latex import (MAX_ANSWER_CHARS, Ambiguous, ParseError, TooLong, Unsupported,
                                  parse)
 from verifier.math.limits import too_large
-from verifier.math.notation import unsafe_notation
+from verifier.math.notation import dangling_relation, unsafe_notation
 from verifier.math.normalize import (base_number, normalize, strip_wrappers, text_answer,
                                      time_of_day)
 from verifier.math.pool import PoolTimeout, WorkerFailed, WorkerPool
@@ -126,13 +126,6 @@ def _primes(s: str) -> int:
 _APPROX_RE = re.compile(r"\\approx|≈|\\simeq|^\s*(?:~|\\sim(?![a-z])|approximately|approx\.?|about"
                         r"|roughly)", re.I)
 _DECIMAL_COMMA_RE = re.compile(r"-?\d+,(?:\d{1,2}|\d{4,})")
-# a relation with a missing side ("\\neq 5", "\\le 5", "5 <") states no value: it is not
-# the number next to it. (= and the approximation marks are exempt: "= 5" and
-# "\\approx 3.14" name a value.)
-_REL = (r"(?:\\(?:neq|ne|leq|le|geq|ge|lt|gt|leqslant|geqslant|nless|ngtr|nleq|ngeq|not|"
-        r"equiv|propto|prec|succ|preceq|succeq|subset|supset|subseteq|supseteq|ll|gg|in|notin)"
-        r"(?![a-zA-Z])|[<>≤≥≠∈]|!=)")
-_DANGLING_REL_RE = re.compile(r"^\s*" + _REL + r"|" + _REL + r"\s*$|[,;(\[{]\s*" + _REL)
 
 
 def judge(gold: str, prediction: str, *, timeout_s: float = 5.0,
@@ -170,7 +163,7 @@ def judge(gold: str, prediction: str, *, timeout_s: float = 5.0,
     if len(pred_ans) > MAX_ANSWER_CHARS:
         return verdict(False, TOO_LARGE)
 
-    if _DANGLING_REL_RE.search(pred_ans) and not _DANGLING_REL_RE.search(gold_ans):
+    if dangling_relation(pred_ans) and not dangling_relation(gold_ans):
         return verdict(False, "prediction is a relation with a missing side, not a value")
     special = _special_forms(gold_ans, pred_ans)
     if special is not None:

@@ -83,6 +83,7 @@ def confirm(g, p, gold_tex: str, pred_tex: str) -> tuple[bool, str]:
     values compare with our numeric policy (sympy_backend.values_eq)."""
     import sympy as sp
 
+    from verifier.math.notation import REL_RE
     from verifier.math.sympy_backend import values_eq
 
     parsed = _numbers_in(p)
@@ -90,6 +91,8 @@ def confirm(g, p, gold_tex: str, pred_tex: str) -> tuple[bool, str]:
         if abs(sp.Rational(lit)) not in parsed:
             return False, f"math-verify read only part of the prediction (lost {lit})"
     g_expr, p_expr = isinstance(g, sp.Expr), isinstance(p, sp.Expr)
+    if p_expr and REL_RE.search(pred_tex) and not REL_RE.search(gold_tex):
+        return False, "math-verify dropped a relation of the prediction"
     if g_expr and p_expr:
         approx = "." in gold_tex or "." in pred_tex
         out = values_eq(g, p, approx)
