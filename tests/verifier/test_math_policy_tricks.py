@@ -133,7 +133,9 @@ def test_exact_identities_still_hold():
 _REVISIONS = ["The answer is {g}. Hmm, actually I think it is {o}.",
               "The answer is {g}.\nWait, it should be {o}.",
               "Final Answer: {g}. On second thought the answer is {o}",
-              "The answer is {g}. Oops, that was a mistake: {o}."]
+              "The answer is {g}. Oops, that was a mistake: {o}.",
+              "The answer is {g}. Or {o}.", "The answer is {g}. (Maybe {o}.)",
+              "The answer is {g}.\nPossibly {o} though."]
 
 
 @pytest.mark.parametrize("template", _REVISIONS)

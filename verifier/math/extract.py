@@ -149,7 +149,8 @@ def _clean_phrase_answer(raw: str) -> str:
 
 _REVISION_RE = re.compile(
     r"\b(?:actually|wait|hmm+|oops|correction|mistake|wrong|instead|rather|scratch|"
-    r"reconsider|re-?check|second thought|I mean|no,)", re.IGNORECASE)
+    r"reconsider|re-?check|second thought|I mean|no,|or|maybe|perhaps|possibly|probably|"
+    r"alternatively|unless|otherwise|either|could|might)\b", re.IGNORECASE)
 _CLAIM_RE = re.compile(r"(?:\b(?:is|be|equals?|gives?|get|got)\b|=|:)\s*\$?\s*(-?\d[\d.,/]*\d|-?\d)")
 
 
