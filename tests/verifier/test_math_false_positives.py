@@ -40,6 +40,10 @@ def verdict(gold: str, pred: str, **kw):
     # approximate answers need the mark and enough digits; exact golds stay exact
     (r"\pi", "3.14"), ("1/3", "0.333"), ("1/3", r"\approx 0.33"), ("2", r"\approx 1.99"),
     ("1.25", r"\approx 1.254"),
+    # ... 6 significant digits: fewer would fit several exact answers (pi and 22/7 ~ 3.14)
+    (r"\pi", r"\approx 3.14"), (r"\frac{22}{7}", r"\approx 3.14"), ("1/3", r"\approx 0.333"),
+    (r"\sqrt{2}", "approximately 1.414"), (r"\frac{22}{7}", r"\approx 3.14159"),
+    (r"\pi", r"\approx 3.14286"), (r"\pi", "3.14159"),
     # thousands grouping only with groups of three
     ("1000", "1 00"), ("100", "1 00"), ("10000", "10,00"),
     # base subscripts are values
@@ -48,6 +52,29 @@ def verdict(gold: str, pred: str, **kw):
     ("x", "|x|"), ("x", r"\sqrt{x^2}"),
     # labels do not make a wrong value right
     ("(1,2)", "(a,b)=(2,1)"), ("3", "g(x)=4"),
+    # red-team reproductions (tests/verifier/test_math_policy_tricks.py generalises each):
+    # a relation with a missing side names no value
+    ("5", r"\boxed{\neq 5}"), ("5", r"\boxed{\le 5}"), ("5", r"\boxed{\geq 5}"),
+    ("5", r"\boxed{< 5}"), ("5", r"\boxed{5 >}"), (r"\frac{1}{3}", r"\boxed{\neq 0.333333}"),
+    (r"\frac{11}{12}", r"So the sum is $\boxed{\neq \frac{11}{12}}$."),
+    (r"\frac{11}{12}", r"\boxed{\neq 0.916667}"),
+    # math-verify reads fragments and accepts a gold inside a predicted set
+    ("5", r"\boxed{\sum_{k=1}^{1} \{4, 5\}}"),
+    ("37", r"\boxed{\sum_{k=1}^{1} \{" + ",".join(map(str, range(201))) + r"\}}"),
+    (r"\frac{1}{3}", r"\boxed{\sum_{k=1}^{1} 0.333333}"),
+    # identities are not proven by sample points where a piecewise function agrees
+    ("x+1", r"\boxed{x+\max(1, x-1000)}"), ("x+1", r"\boxed{x+\max(1, x-10^{100})}"),
+    ("x", r"\boxed{x + \lfloor x / 10^{90} \rfloor}"),
+    ("x+1", r"\boxed{x+1+\lfloor \frac{x^2}{10^9}\rfloor}"),
+    # ... nor by small points where a branch (sqrt of a square) agrees
+    ("1000-x", r"\boxed{\sqrt{(x-1000)^2}}"), ("1000-x", r"\boxed{|x-1000|}"),
+    ("y=2x+1", r"\boxed{y=2x+1+10^{-30}}"),
+    # no tolerance makes a different constant equal
+    ("x", r"\boxed{x+10^{-30}}"), (r"\pi", r"\boxed{\pi+10^{-40}}"),
+    (r"\pi", r"\boxed{\pi(1+10^{-40})}"), (r"\sqrt{2}", r"\boxed{\sqrt{2} + e^{-100}}"),
+    # an answer taken back after its sentence is no answer
+    ("3", "The answer is 3. Hmm, actually I think it is 4."),
+    ("3", "The answer is 3.\nWait, it should be 4."),
 ])
 def test_never_equivalent(gold, pred):
     v = verdict(gold, pred)
@@ -58,8 +85,8 @@ def test_never_equivalent(gold, pred):
     # number formats
     ("10000", r"10,\!000"), ("1000", "1 000"), ("1234567", "1 234 567"), ("1000", "1\u2009000"),
     (r"\frac{7}{2}", "3 1/2"), (r"\frac{7}{2}", r"3\frac{1}{2}"), (r"-\frac{7}{2}", r"-3\frac12"),
-    ("2.5", "2,5"), (r"\pi", r"\approx 3.14"), ("1/3", r"\approx 0.333"),
-    (r"\sqrt{2}", "approximately 1.414"), ("50\\%", "0.5"), ("50", "50\\%"),
+    ("2.5", "2,5"), (r"\pi", r"\approx 3.14159"), ("1/3", r"\approx 0.333333"),
+    (r"\sqrt{2}", "approximately 1.41421"), (r"\frac{22}{7}", r"\approx 3.14286"), ("50\\%", "0.5"), ("50", "50\\%"),
     (r"30^\circ", "30 degrees"), ("12:00", "12:00"), ("3:15 pm", "3:15 p.m."),
     # GSM8K phrasings
     ("18", "**Answer:** **18**"), ("18", "The answer is 18 eggs."),

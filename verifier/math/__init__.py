@@ -24,8 +24,8 @@ Policies (docs/math-judging.md has the full list with examples):
   fractions, radicals, pi) rationals compare exactly (10^12 != 10^12+1) and irrational
   values within 1e-25 relative (evaluation noise only).
 * approximations: a prediction marked approximate (``\\approx``, "about", ...) that is a
-  decimal with >= 3 significant digits matches an exact gold within half a unit of its
-  last digit (pi ~ ``\\approx 3.14``; unmarked 3.14 is not pi).
+  decimal with >= 6 significant digits matches an exact gold within half a unit of its
+  last digit (pi ~ ``\\approx 3.14159``; unmarked 3.14159 and ``\\approx 3.14`` are not pi).
 * number formats: ``10,\\!000``, ``1 000`` (groups of three), ``3 1/2`` and ``3\\frac12``
   (mixed numbers), ``2,5`` (decimal comma, against a single number), ``0.\\overline{3}``,
   number words ("six"); ``3 4`` (a space between numbers) is ambiguous and wrong.

@@ -147,6 +147,30 @@ def _clean_phrase_answer(raw: str) -> str:
     return line.rstrip(".").strip()
 
 
+_REVISION_RE = re.compile(
+    r"\b(?:actually|wait|hmm+|oops|correction|mistake|wrong|instead|rather|scratch|"
+    r"reconsider|re-?check|second thought|I mean|no,|or|maybe|perhaps|possibly|probably|"
+    r"alternatively|unless|otherwise|either|could|might)\b", re.IGNORECASE)
+_CLAIM_RE = re.compile(r"(?:\b(?:is|be|equals?|gives?|get|got)\b|=|:)\s*\$?\s*(-?\d[\d.,/]*\d|-?\d)")
+
+
+def _revised(ans: str, after_phrase: str) -> bool:
+    """Does the text after the answer phrase take the answer back or state another one?
+
+    A policy must not leave a phrase answer and then hedge with a second value after it
+    ("The answer is 3. Hmm, actually I think it is 4."): the phrase's answer counts only
+    when nothing after its sentence revises it (a revision word next to a number, or "is
+    N" / "= N" with a different N). Boxes are unaffected (the last box group wins)."""
+    head = _clean_phrase_answer(after_phrase)
+    idx = after_phrase.find(head) + len(head) if head else 0
+    rest = after_phrase[idx:]
+    if not re.search(r"\d", rest):
+        return False
+    if _REVISION_RE.search(rest):
+        return True
+    return any(m.group(1).rstrip(".,") != ans.strip() for m in _CLAIM_RE.finditer(rest))
+
+
 def looks_like_bare_answer(text: str) -> bool:
     """True when ``text`` is short and has no prose words (it is an answer already)."""
     t = text.strip()
@@ -188,6 +212,8 @@ def extract_answer(text: str, require_box: bool = False) -> str | None:
             m = re.search(r"\b(?:is|are|equals|be)\s+(?!not\b)(\S.*)$", ans)
             if m and looks_like_bare_answer(m.group(1)):
                 ans = _clean_phrase_answer(m.group(1))
+        if ans and _revised(ans, text[phrases[-1].end() :]):
+            return None  # "The answer is 3. Hmm, actually it is 4.": two answers, none final
         if ans:
             return ans
     if looks_like_bare_answer(text):

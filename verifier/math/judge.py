@@ -26,7 +26,7 @@ from verifier.math.fastnum import FastScalars, fraction_str, to_fraction
 from verifier.math.latex import (MAX_ANSWER_CHARS, Ambiguous, ParseError, TooLong, Unsupported,
                                  parse)
 from verifier.math.limits import too_large
-from verifier.math.notation import unsafe_notation
+from verifier.math.notation import dangling_relation, unsafe_notation
 from verifier.math.normalize import (base_number, normalize, strip_wrappers, text_answer,
                                      time_of_day)
 from verifier.math.pool import PoolTimeout, WorkerFailed, WorkerPool
@@ -163,6 +163,8 @@ def judge(gold: str, prediction: str, *, timeout_s: float = 5.0,
     if len(pred_ans) > MAX_ANSWER_CHARS:
         return verdict(False, TOO_LARGE)
 
+    if dangling_relation(pred_ans) and not dangling_relation(gold_ans):
+        return verdict(False, "prediction is a relation with a missing side, not a value")
     special = _special_forms(gold_ans, pred_ans)
     if special is not None:
         return verdict(special[0], special[1])

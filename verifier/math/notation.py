@@ -40,3 +40,27 @@ def unsafe_notation(text: str) -> str | None:
             if not env or env.group(1) not in _SECOND_PARSER_ENVS:
                 return cmd + (f"{{{env.group(1)}}}" if env else "")
     return None
+
+
+# relation operators (not "=" and not the approximation marks: "= 5" and "\\approx 3.14"
+# name a value)
+REL_RE = re.compile(
+    r"(?:\\(?:neq|ne|leq|le|geq|ge|lt|gt|leqslant|geqslant|lesssim|gtrsim|nless|ngtr|nleq|"
+    r"ngeq|not|equiv|propto|prec|succ|preceq|succeq|subset|supset|subseteq|supseteq|ll|gg|"
+    r"in|notin)(?![a-zA-Z])|[<>≤≥≠∈]|!=)")
+# what typesets as nothing: a policy can put it before a relation to hide the missing side
+_INVISIBLE_RE = re.compile(
+    r"\\(?:quad|qquad|displaystyle|textstyle|scriptstyle|relax|left\.|right\.|[,:;! ])"
+    r"|\\(?:mathrm|text|mbox|textrm|operatorname|mathbf|phantom|hspace|vspace)\s*\{[^{}]*\}"
+    r"|\{\s*\}|~|\\(?=\s)")
+_DANGLING_RE = re.compile(r"^\s*" + REL_RE.pattern + r"|" + REL_RE.pattern + r"\s*$"
+                          r"|[,;(\[{=]\s*" + REL_RE.pattern + r"|" + REL_RE.pattern
+                          + r"\s*[,;)\]}]|\\approx\s*" + REL_RE.pattern)
+
+
+def dangling_relation(text: str) -> bool:
+    """A relation with a missing side ("\\neq 5", "\\le 5", "5 <", "\\{1, \\le 2\\}")
+    states no value: it is not the number next to it."""
+    t = _INVISIBLE_RE.sub(" ", text)
+    t = re.sub(r"^\s*\\(?:sum|prod)\s*_\s*\{[^{}]*\}\s*\^\s*(?:\{[^{}]*\}|\S)", " ", t)
+    return bool(_DANGLING_RE.search(t))

@@ -11,6 +11,7 @@ timeouts are switched off because the pool enforces ours.
 from __future__ import annotations
 
 import logging
+import re
 
 logging.getLogger("math_verify").setLevel(logging.ERROR)  # "timeout disabled" warnings
 
@@ -47,5 +48,55 @@ def reference_compare(gold_tex: str, pred_tex: str) -> dict:
     if not p:
         return {"gold_ok": True, "pred_ok": False, "equal": False, "gold_parsed": str(g[0])}
     equal = bool(_mv_verify(g, p, timeout_seconds=None))
+    if equal:
+        equal, why = confirm(g[0], p[0], gold_tex, pred_tex)
+        if not equal:
+            return {"gold_ok": True, "pred_ok": True, "equal": False, "why": why,
+                    "gold_parsed": str(g[0])[:500], "prediction_parsed": str(p[0])[:500]}
     return {"gold_ok": True, "pred_ok": True, "equal": equal,
             "gold_parsed": str(g[0])[:500], "prediction_parsed": str(p[0])[:500]}
+
+
+_LITERAL_RE = re.compile(r"\d+(?:\.\d+)?")
+_SCRIPT_RE = re.compile(r"[_^](?:\{[^{}]*\}|\S)")
+
+
+def _numbers_in(obj) -> set:
+    import sympy as sp
+
+    out = set()
+    atoms = obj.atoms(sp.Number) if hasattr(obj, "atoms") else set()
+    for a in atoms:
+        r = sp.nsimplify(a, rational=True) if a.is_Float else a
+        out |= {abs(r), abs(sp.Integer(r.p)), abs(sp.Integer(r.q))} if r.is_Rational else {abs(r)}
+    return out
+
+
+def confirm(g, p, gold_tex: str, pred_tex: str) -> tuple[bool, str]:
+    """Check a math-verify "equal" with our own rules; (equal, why).
+
+    math-verify is lenient in ways a policy can farm: it reads a fragment of what it cannot
+    parse (``\\sum_{k=1}^{1} \\{4, 5\\}`` reads as 5, ``\\neq 5`` as 5), it counts
+    a gold found inside a predicted set, and it rounds numbers to 6 digits (1/3 ==
+    0.333333). So: every number written in the prediction (outside sub/superscripts) must
+    be in what it parsed, a value must be compared with a value of the same kind, and
+    values compare with our numeric policy (sympy_backend.values_eq)."""
+    import sympy as sp
+
+    from verifier.math.notation import REL_RE
+    from verifier.math.sympy_backend import values_eq
+
+    parsed = _numbers_in(p)
+    for lit in _LITERAL_RE.findall(_SCRIPT_RE.sub(" ", pred_tex)):
+        if abs(sp.Rational(lit)) not in parsed:
+            return False, f"math-verify read only part of the prediction (lost {lit})"
+    g_expr, p_expr = isinstance(g, sp.Expr), isinstance(p, sp.Expr)
+    if p_expr and REL_RE.search(pred_tex) and not REL_RE.search(gold_tex):
+        return False, "math-verify dropped a relation of the prediction"
+    if g_expr and p_expr:
+        approx = "." in gold_tex or "." in pred_tex
+        out = values_eq(g, p, approx)
+        return out.equal, out.reason
+    if g_expr != p_expr or type(g).__name__ != type(p).__name__:
+        return False, f"different kinds ({type(g).__name__} vs {type(p).__name__})"
+    return True, "equal (math-verify)"

@@ -54,7 +54,10 @@ def has_decimal(node) -> bool:
     return False
 
 
-MIN_APPROX_DIGITS = 3
+# 6 significant digits: 3 would let one rounded value match several exact answers (22/7 and
+# pi both round to 3.14), so a policy could be paid for the wrong one; with 6 the digits
+# determine the value (3.14159 is pi, 3.14286 is 22/7).
+MIN_APPROX_DIGITS = 6
 
 
 def approx_tol(gold: list, pred: list, marked: bool):
@@ -64,8 +67,8 @@ def approx_tol(gold: list, pred: list, marked: bool):
     3.14", ``≈``: ``marked``), is a bare decimal literal with at least
     ``MIN_APPROX_DIGITS`` significant digits, and the gold is not itself written as a
     decimal (a decimal gold is the exact target: 1.25 != 1.254). So ``\\pi`` ~
-    ``\\approx 3.14`` and 1/3 ~ ``\\approx 0.333``, but an unmarked 3.14 is not pi, 1/3 is
-    not ``\\approx 0.33`` (too few digits) and 2 is not ``\\approx 1.99``. A Fraction or None."""
+    ``\\approx 3.14159`` and 1/3 ~ ``\\approx 0.333333``, but an unmarked 3.14159 is not
+    pi, pi is not ``\\approx 3.14`` (too few digits) and 2 is not ``\\approx 1.99999``. A Fraction or None."""
     from fractions import Fraction
 
     if not marked or has_decimal(gold):

@@ -158,10 +158,80 @@ def _close(u, v, tol) -> bool:
     return bool(diff <= tol * scale)
 
 
+# functions that are not analytic: two expressions built with them can agree on any finite
+# set of points and differ elsewhere (x + max(1, x-1000) is x+1 for every x < 1001), so
+# sampling never proves an identity that contains one; only sympy's algebra does.
+_NON_ANALYTIC = (sp.Max, sp.Min, sp.Abs, sp.floor, sp.ceiling, sp.Piecewise, sp.sign,
+                 sp.Mod, sp.Heaviside, sp.re, sp.im, sp.arg, sp.conjugate, sp.gcd, sp.lcm)
+_SYSRAND = random.SystemRandom()  # sample points a policy cannot know in advance
+
+
+def _non_analytic(e) -> bool:
+    return any(e.has(f) for f in _NON_ANALYTIC)
+
+
+def is_zero(d) -> bool | None:
+    """Is the constant ``d`` exactly zero? None when that cannot be decided.
+
+    No tolerance: ``evalf`` raises its working precision until the result has correct
+    RELATIVE digits, so 10^-30 or 10^-100 pi evaluate to themselves (non-zero), while a
+    true zero such as sin(3)^2+cos(3)^2-1 comes back as a value with no correct digit."""
+    if d == 0:
+        return True
+    if d.is_Rational:
+        return False
+    if d.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
+        return None
+    try:
+        z = d.evalf(15, maxn=600)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    if not z.is_number:
+        return None
+    for part in z.as_real_imag():
+        if part == 0:
+            continue
+        if not part.is_Float:
+            return None
+        if part._prec >= 20:  # at least 20 correct bits of a non-zero value
+            return False
+    return True
+
+
+def _sample_point(syms, rng) -> dict:
+    """Small exact rationals: the difference of two expressions is evaluated exactly there."""
+    return {s: sp.Rational(rng.randint(-400, 400), rng.randint(37, 113)) for s in syms}
+
+
+_FAR_TOL = sp.Float("1e-20", _PREC)
+
+
+def _differ_far(diff_a, diff_b, syms, rng) -> dict | None:
+    """A point far from the origin where the two expressions differ, or None.
+
+    Exact rationals there would build huge integers (2^(10^12/7)), so these points are
+    floats at 40 digits and only REJECT (relative 1e-20): sqrt((x-1000)^2) agrees with
+    1000-x at every small point and is still not 1000-x."""
+    for _ in range(3):
+        point = {s: sp.Float(rng.choice((-1, 1)) * rng.uniform(1e3, 1e12), _PREC) for s in syms}
+        try:
+            u, v = _numeric(diff_a.subs(point)), _numeric(diff_b.subs(point))
+        except (MemoryError, RecursionError):
+            raise
+        except Exception:  # a point sympy cannot evaluate proves nothing either way
+            continue
+        if u is not None and v is not None and not _close(u, v, _FAR_TOL):
+            return point
+    return None
+
+
 def values_eq(a, b, approx: bool = True) -> Outcome:
-    """``approx``: an input was a decimal, so the 1e-9 relative tolerance applies."""
+    """Compare two sympy expressions (numbers or with free symbols).
+
+    ``approx``: an input was a decimal, so the 1e-9 relative tolerance applies to constant
+    values. Expressions with free symbols never get a tolerance: a different constant
+    (x + 10^-30) is a different expression."""
     tol = REL_TOL if approx else EXACT_TOL
-    """Compare two sympy expressions (numbers or with free symbols)."""
     if a == b:
         return Outcome(True, "structurally equal")
     if isinstance(a, sp.MatrixBase) or isinstance(b, sp.MatrixBase):
@@ -175,31 +245,44 @@ def values_eq(a, b, approx: bool = True) -> Outcome:
             return _symbolic(a, b, "not numerically evaluable")
         if a.is_Rational and b.is_Rational and not approx:
             return Outcome(False, f"exact rationals differ ({a} vs {b})")
+        if not approx:  # exact inputs: equal only when the difference is exactly zero
+            zero = is_zero(a - b)
+            if zero is True:
+                return Outcome(True, "numeric equal (exact inputs, difference is zero)")
+            if zero is False:
+                return Outcome(False, f"numbers differ ({sp.N(a, 12)} vs {sp.N(b, 12)})")
+            return _symbolic(a, b, "difference undecidable")
         if _close(u, v, tol):
-            return Outcome(True, "numeric equal within rel 1e-9" if approx
-                           else "numeric equal (exact inputs, rel 1e-25)")
+            return Outcome(True, "numeric equal within rel 1e-9")
         return Outcome(False, f"numbers differ ({sp.N(a, 12)} vs {sp.N(b, 12)})")
-    rng = random.Random(20240611)
     syms = sorted(free, key=lambda s: s.name)
+    diff = a - b
     agreed = 0
     for _ in range(_N_POINTS * 2):
-        point = {s: sp.Rational(rng.randint(-400, 400), rng.randint(37, 113)) for s in syms}
-        u, v = _numeric(a.subs(point)), _numeric(b.subs(point))
-        if u is None or v is None:
+        point = _sample_point(syms, _SYSRAND)
+        d = diff.subs(point)
+        zero = is_zero(d) if d.is_number else None
+        if zero is None:
             continue
-        if not _close(u, v, tol):
+        if zero is False:
             where = ", ".join(f"{s}={point[s]}" for s in syms)
             return Outcome(False, f"differ at {where}")
         agreed += 1
         if agreed >= _N_POINTS:
             break
-    diff = a - b
     if sp.expand(diff) == 0 or sp.cancel(diff) == 0:
         return Outcome(True, "symbolic expand/cancel(a-b)==0")
+    far = _differ_far(a, b, syms, _SYSRAND)
+    if far is not None:
+        where = ", ".join(f"{s}={float(far[s]):.6g}" for s in syms)
+        return Outcome(False, f"differ at {where}")
     if sp.simplify(diff) == 0:
         return Outcome(True, "symbolic simplify(a-b)==0")
+    if _non_analytic(a) or _non_analytic(b):
+        return Outcome(False, "max/min/abs/floor/piecewise: sampling proves no identity "
+                       "and simplify(a-b)!=0")
     if agreed >= _N_POINTS:
-        return Outcome(True, f"numeric equal at {agreed} random points")
+        return Outcome(True, f"difference exactly zero at {agreed} random points")
     return Outcome(False, "symbolic simplify(a-b)!=0")
 
 
@@ -237,10 +320,9 @@ class SympyScalars:
             return Outcome(True, f"equations proportional (factor {ratio})")
         # numerically: is d1/d2 the same constant at random points?
         syms = sorted(ratio.free_symbols, key=lambda s: s.name)
-        rng = random.Random(7)
         values = []
         for _ in range(_N_POINTS * 2):
-            point = {s: sp.Rational(rng.randint(-400, 400), rng.randint(37, 113)) for s in syms}
+            point = _sample_point(syms, _SYSRAND)
             v = _numeric(ratio.subs(point))
             if v is not None:
                 values.append(v)
@@ -250,7 +332,7 @@ class SympyScalars:
         tol = REL_TOL if approx else EXACT_TOL
         if len(values) >= 2 and not all(_close(values[0], v, tol) for v in values[1:]):
             return Outcome(False, "equations not proportional")
-        if len(values) >= _N_POINTS and values[0] != (0, 0):
+        if len(values) >= _N_POINTS and values[0] != (0, 0) and not _non_analytic(ratio):
             return Outcome(True, f"equations proportional at {len(values)} random points")
         ratio = sp.simplify(ratio)
         if not ratio.free_symbols and ratio != 0 and ratio.is_finite:

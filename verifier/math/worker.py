@@ -80,7 +80,7 @@ def decide(req: dict) -> dict:
     if ref["equal"]:
         return {"equal": True, "reason": "equal (math-verify)", **parsed}
     if ref["gold_ok"] or (req.get("gold") is not None and ours_exc is None):
-        why = "not equal (math-verify)" if ref["pred_ok"] else "prediction unparsable"
+        why = (ref.get("why") or "not equal (math-verify)") if ref["pred_ok"] else "prediction unparsable"
         return {"equal": False, "reason": why, **parsed}
     if ours_exc is not None:
         raise ours_exc

@@ -1,0 +1,159 @@
+"""Metamorphic false-positive tests: each trick a hostile policy found is applied to many
+golds from the generated corpus (bench/math_corpus.py), and none may be judged equivalent.
+
+Truth holds by construction: every trick changes the value, states no value, or names two
+answers (checked with sympy where it is a value). The fixed reproductions live in
+test_math_false_positives.py; this file checks the CLASS, not the one string.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+import sympy as sp
+
+from verifier.math import judge
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from math_corpus import (X, fam_fraction, fam_integer, fam_pi, fam_polynomial,  # noqa: E402
+                         fam_radical, render_scalar)
+
+_NUMBER_FAMS = [fam_integer, fam_fraction, fam_radical, fam_pi]
+
+
+def _golds(n: int, seed: int, fams) -> list[tuple[str, object]]:
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        v = rng.choice(fams)(rng)[0]
+        out.append((render_scalar(v, rng), v))
+    return out
+
+
+def _not_equivalent(gold: str, pred: str) -> None:
+    v = judge(gold, pred, timeout_s=30)
+    assert v.error is None, (gold, pred, v)
+    assert v.equivalent is False, (gold, pred, v)
+
+
+# a relation with no left (or right) side names no value
+_DANGLING = [r"\boxed{{\neq {g}}}", r"\boxed{{\ne {g}}}", r"\boxed{{\le {g}}}",
+             r"\boxed{{\leq {g}}}", r"\boxed{{\geq {g}}}", r"\boxed{{\ge {g}}}",
+             r"\boxed{{< {g}}}", r"\boxed{{> {g}}}", r"\boxed{{{g} \le}}", r"\boxed{{\not= {g}}}",
+             r"So the answer is $\neq {g}$.", r"\boxed{{\left( \ge {g} \right)}}",
+             # what typesets as nothing does not supply the missing side
+             r"\boxed{{\mathrm{{}}\le {g}}}", r"\boxed{{\quad \le {g}}}", r"\boxed{{~\le {g}}}",
+             r"\boxed{{\text{{}}\le {g}}}", r"\boxed{{\displaystyle\le {g}}}",
+             r"\boxed{{\left.\le {g}\right.}}", r"\boxed{{\: \neq {g}}}",
+             r"\boxed{{\approx\le {g}}}", r"\boxed{{\sum_{{k=1}}^{{1}} \le {g}}}",
+             r"\boxed{{\mbox{{}}\le {g}}}", r"\boxed{{{{}}\le {g}}}"]
+
+
+@pytest.mark.parametrize("template", _DANGLING)
+def test_dangling_relation_is_not_the_value(template):
+    for gold, _ in _golds(12, 101, _NUMBER_FAMS + [fam_polynomial]):
+        _not_equivalent(gold, template.format(g=gold))
+
+
+# math-verify reads a fragment of what it cannot parse; a set/list hedge is two answers
+_HEDGES = [r"\boxed{{\sum_{{k=1}}^{{1}} \{{{g}, 987654\}}}}",
+           r"\boxed{{\sum_{{k=1}}^{{1}} \{{987654, {g}\}}}}",
+           r"\boxed{{\prod_{{k=1}}^{{1}} \{{{g}, 987654\}}}}",
+           r"\boxed{{\{{{g}, 987654\}}}}", r"\boxed{{{g}, 987654}}"]
+
+
+@pytest.mark.parametrize("template", _HEDGES)
+def test_hedged_sets_are_not_the_value(template):
+    for gold, _ in _golds(12, 202, [fam_integer, fam_fraction]):
+        _not_equivalent(gold, template.format(g=gold))
+
+
+def _six_digits(v: Fraction) -> str | None:
+    s = f"{float(v):.6f}"
+    return None if Fraction(s) == v else s
+
+
+def test_six_digit_decimals_are_not_exact_golds():
+    """An UNMARKED 6-digit decimal is not an exact fraction (math-verify rounds to 6 digits;
+    our policy is rel 1e-9 unless the prediction says it is approximate)."""
+    rng = random.Random(303)
+    seen = 0
+    while seen < 15:
+        v = fam_fraction(rng)[0]
+        dec = _six_digits(Fraction(int(v.p), int(v.q)))
+        if dec is None:
+            continue
+        seen += 1
+        gold = rf"\frac{{{v.p}}}{{{v.q}}}"
+        for pred in (rf"\boxed{{{dec}}}", rf"\boxed{{\sum_{{k=1}}^{{1}} {dec}}}",
+                     rf"\boxed{{\neq {dec}}}"):
+            _not_equivalent(gold, pred)
+
+
+# a different constant is a different expression, however small (no tolerance for exact input)
+_OFFSETS = [r"\boxed{{{g} + 10^{{-30}}}}", r"\boxed{{{g} - 10^{{-60}}}}",
+            r"\boxed{{{g} + 10^{{-40}}\pi}}", r"\boxed{{{g} + \frac{{1}}{{10^{{50}}}}}}",
+            r"\boxed{{{g} + e^{{-100}}}}"]
+
+
+@pytest.mark.parametrize("template", _OFFSETS)
+def test_tiny_offsets_change_the_value(template):
+    for gold, _ in _golds(10, 404, _NUMBER_FAMS + [fam_polynomial]):
+        _not_equivalent(gold, template.format(g=gold))
+
+
+# piecewise functions that agree with the gold near the origin only
+_PIECEWISE = [r"\boxed{{{g} + \max(0, x - 1000)}}", r"\boxed{{{g} + \min(0, 1000 - x)}}",
+              r"\boxed{{{g} + \max(0, x - 10^{{100}})}}", r"\boxed{{{g} + \min(0, x + 10^{{100}})}}",
+              r"\boxed{{{g} + |x - 10^{{80}}| - (10^{{80}} - x)}}",
+              r"\boxed{{{g} + \lfloor \frac{{x}}{{10^{{90}}}} \rfloor}}"]
+
+
+@pytest.mark.parametrize("template", _PIECEWISE)
+def test_piecewise_agreement_near_origin_is_no_identity(template):
+    for gold, v in _golds(8, 505, [fam_polynomial]):
+        assert X in sp.sympify(v).free_symbols
+        _not_equivalent(gold, template.format(g=gold))
+
+
+def test_exact_identities_still_hold():
+    """The oracle side: the same golds against TRUE rewrites stay equivalent (the fixes
+    must not buy zero false positives with misses)."""
+    for gold, v in _golds(8, 606, [fam_polynomial]):
+        for pred in (str(sp.factor(v)).replace("**", "^").replace("*", ""),
+                     rf"{gold} + \max(x, x)- x", rf"{gold} + |x-1| - |1-x|"):
+            out = judge(gold, rf"\boxed{{{pred}}}", timeout_s=30)
+            assert out.error is None and out.equivalent, (gold, pred, out)
+
+
+_REVISIONS = ["The answer is {g}. Hmm, actually I think it is {o}.",
+              "The answer is {g}.\nWait, it should be {o}.",
+              "Final Answer: {g}. On second thought the answer is {o}",
+              "The answer is {g}. Oops, that was a mistake: {o}.",
+              "The answer is {g}. Or {o}.", "The answer is {g}. (Maybe {o}.)",
+              "The answer is {g}.\nPossibly {o} though."]
+
+
+@pytest.mark.parametrize("template", _REVISIONS)
+def test_revised_phrase_answer_is_no_answer(template):
+    for gold, _ in _golds(10, 707, [fam_integer]):
+        other = str(int(sp.sympify(gold.replace(",", "").replace("\\!", ""))) + 1) \
+            if gold.lstrip("-").isdigit() else "7"
+        _not_equivalent(gold, template.format(g=gold, o=other))
+
+
+def test_approximations_need_digits_that_determine_the_value():
+    """A marked approximation counts only with >= 6 significant digits: 3 digits fit several
+    exact answers; 8 correctly rounded digits are accepted (the oracle side)."""
+    for gold, v in _golds(12, 808, [fam_fraction, fam_radical, fam_pi]):
+        val = sp.N(v, 30)
+        if val == 0 or sp.Rational(str(sp.N(v, 8))) == v:
+            continue  # an exact decimal is no approximation test
+        _not_equivalent(gold, rf"\boxed{{\approx {sp.N(v, 3)}}}")
+        _not_equivalent(gold, rf"\boxed{{\approx {sp.N(v * (1 + sp.Rational(1, 10**5)), 8)}}}")
+        out = judge(gold, rf"\boxed{{\approx {sp.N(v, 8)}}}", timeout_s=30)
+        assert out.error is None and out.equivalent, (gold, out)
