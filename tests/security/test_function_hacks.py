@@ -364,7 +364,12 @@ def answer():
 
 
 def test_forked_child_reporting_success(fn):
-    _attack(fn, "secret-asserts", FORK_REPORTS_SUCCESS, {Verdict.WA, Verdict.RE})
+    expect = {Verdict.WA, Verdict.RE}
+    if "signals" in getattr(fn.handle.backend, "not_covered", {}):
+        # lambda-aws: runs share the handler's uid, so the orphan's kill of its (re-parented)
+        # parent can hit the runtime itself: that invocation is IE (THREAT_MODEL.md, Lambda)
+        expect.add(Verdict.IE)
+    _attack(fn, "secret-asserts", FORK_REPORTS_SUCCESS, expect)
 
 
 HARNESS_PROC = FIND + r'''
