@@ -33,9 +33,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from service_harness import (CODE_BODY, RIGHT, build_sample_store, load_line, pct,  # noqa: E402
                              sequential, session, start_server)
 
-# Each parses (so it reaches sympy) and cannot be evaluated in any budget.
-HANGING = [r"\boxed{10^{10^{10^{10}}}}", r"\boxed{(10^{100})!}", r"\boxed{9^{9^{9^{9}}}}",
-           r"The answer is $(10^{10})!!$."]
+# Each parses (so it reaches sympy) and cannot be evaluated in any budget: the judge holds
+# it to the full math timeout. (Power towers and huge factorials, the first flood, are now
+# refused at once as too_large by the size check, so they no longer load the workers.)
+HANGING = [r"\boxed{\sum_{k=1}^{10^{6}} k^{k}}", r"\boxed{\binom{10^{7}}{5 \cdot 10^{6}}}",
+           r"\boxed{\sum_{n=1}^{100000} \frac{1}{n^{2}}}", r"The answer is $\sum_{k=1}^{10^{6}} k^{k}$."]
 # math_queue_size 128: all 100 answers wait in the math queue (none bounce with 429);
 # queue64 is the default queue, where 36 of them are refused and resent every second.
 CONFIGS = {"default": {"math_queue_size": 128},
