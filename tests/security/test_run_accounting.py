@@ -233,6 +233,10 @@ int main(void) {
 """
     r = backend.run_code("c", code, limits=quick_limits(max_processes=16))
     assert r.status == Status.OK, r
-    assert 0 < int(r.stdout) < 16, r.stdout
+    # With a pids cgroup the run itself gets its share; with RLIMIT_NPROC alone and no run
+    # uid (lambda in AWS mode) the limit counts the function's own processes too, so the
+    # first fork may already fail: held either way, never 16 or more.
+    lowest = 1 if getattr(backend.backend, "accounting", "rlimit") != "rlimit" else 0
+    assert lowest <= int(r.stdout) < 16, r.stdout
     assert_no_run_processes_left(backend)
     assert_healthy(backend)
