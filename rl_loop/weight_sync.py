@@ -81,8 +81,17 @@ class SyncRecord:
     bytes: int
 
 
+class _ExportThenLoad:
+    """`push` = export now + load at once (benchmarks, tests); the controller calls the two
+    apart so each version reaches the engines only when the schedule needs it."""
+
+    async def push(self, version: int) -> SyncRecord:
+        await self.export(version)
+        return await self.load(version)
+
+
 @dataclass
-class FileWeightSync:
+class FileWeightSync(_ExportThenLoad):
     """Trainer -> safetensors file on /dev/shm -> every generator.
 
     Export and load are separate steps because the deterministic schedule
@@ -124,10 +133,6 @@ class FileWeightSync:
         self.history.append(rec)
         return rec
 
-    async def push(self, version: int) -> SyncRecord:
-        await self.export(version)
-        return await self.load(version)
-
     def sweep(self) -> int:
         """Remove every weight file of this run tag; returns how many were removed."""
         n = 0
@@ -144,7 +149,7 @@ class FileWeightSync:
 
 
 @dataclass
-class GroupWeightSync:
+class GroupWeightSync(_ExportThenLoad):
     """Trainer shards -> weight group -> every engine's staging buffer -> engine (see top)."""
 
     trainer: object  # rl_loop.trainer.Trainer
@@ -196,10 +201,6 @@ class GroupWeightSync:
         rec = SyncRecord(version, export_s, load_s, export_s + load_s, nbytes)
         self.history.append(rec)
         return rec
-
-    async def push(self, version: int) -> SyncRecord:
-        await self.export(version)
-        return await self.load(version)
 
     def sweep(self) -> int:
         return 0  # nothing on disk

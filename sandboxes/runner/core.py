@@ -478,16 +478,7 @@ def kill_uid(uid: int, timeout_s: float = 10.0) -> None:
         if time.monotonic() > deadline:
             raise RuntimeError(f"processes of uid {uid} survive kill(-1) for {timeout_s:.0f} s: "
                                f"{uid_pids(uid)}")
-        pid = os.fork()
-        if pid == 0:
-            try:
-                os.setgroups([])
-                os.setgid(uid)
-                os.setuid(uid)
-                os.kill(-1, signal.SIGKILL)
-            finally:
-                os._exit(0)
-        os.waitpid(pid, 0)
+        reset.as_uid(uid, lambda: os.kill(-1, signal.SIGKILL))
         reset.reap_children()
         time.sleep(pause)
         pause = min(pause * 2, 0.05)

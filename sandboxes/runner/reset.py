@@ -88,16 +88,7 @@ def clear_ipc(uid: int | None, mq_dir: str = MQUEUE_DIR) -> None:
     if uid is None or uid == os.geteuid():
         _remove_all(mq_dir)
         return
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
-            _remove_all(mq_dir)
-        finally:
-            os._exit(0)
-    os.waitpid(pid, 0)
+    as_uid(uid, lambda: _remove_all(mq_dir))
 
 
 # -- processes of our own uid (no run uid: Lambda) --------------------------------------------
@@ -158,6 +149,20 @@ def kill_own_uid_strays(timeout_s: float = 10.0) -> None:
         reap_children()
         time.sleep(pause)
         pause = min(pause * 2, 0.05)
+
+
+def as_uid(uid: int, fn) -> None:
+    """Run ``fn`` in a child that has dropped to ``uid`` (no groups) and wait for it."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            fn()
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
 
 
 def reap_children() -> None:

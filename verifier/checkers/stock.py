@@ -102,32 +102,27 @@ def _huge_integer(token: bytes) -> bool:
     return token == b"0" or (body[:1] in b"123456789" and body[:1] != b"" and body.isdigit())
 
 
+def _line_by_line(ouf: Stream, ans: Stream, same) -> str:
+    n = 0
+    while not ans.eof():
+        j = ans.read_line()
+        if j == b"" and ans.eof():
+            break
+        p = ouf.read_line()
+        n += 1
+        if not same(j, p):
+            raise Quit("WA", f"{n}{_ending(n)} lines differ - expected: '{part(j)}', found: '{part(p)}'")
+    return f"{n} lines"
+
+
 def lcmp(ouf: Stream, ans: Stream) -> str:
     # Lines compared as token lists; the tokens come from std::stringstream, so here (unlike
     # testlib's own reader) vertical tab and form feed do separate tokens.
-    n = 0
-    while not ans.eof():
-        j = ans.read_line()
-        if j == b"" and ans.eof():
-            break
-        p = ouf.read_line()
-        n += 1
-        if j.split() != p.split():
-            raise Quit("WA", f"{n}{_ending(n)} lines differ - expected: '{part(j)}', found: '{part(p)}'")
-    return f"{n} lines"
+    return _line_by_line(ouf, ans, lambda j, p: j.split() == p.split())
 
 
 def fcmp(ouf: Stream, ans: Stream) -> str:
-    n = 0
-    while not ans.eof():
-        j = ans.read_line()
-        if j == b"" and ans.eof():
-            break
-        p = ouf.read_line()
-        n += 1
-        if j != p:
-            raise Quit("WA", f"{n}{_ending(n)} lines differ - expected: '{part(j)}', found: '{part(p)}'")
-    return f"{n} lines"
+    return _line_by_line(ouf, ans, lambda j, p: j == p)
 
 
 def _upper(token: bytes) -> bytes:
