@@ -9,6 +9,7 @@ from __future__ import annotations
 from pydantic.json_schema import models_json_schema
 
 from verifier import models as m
+from verifier.clients import CLIENT_ID_HEADER
 from verifier.routes import ROUTES
 
 REF = "#/components/schemas/{model}"
@@ -41,12 +42,14 @@ def build_openapi(version: str = "0.1.0") -> dict:
         if r.request is not None:
             op["requestBody"] = {"required": True, "content": {"application/json": {
                 "schema": {"$ref": REF.format(model=r.request.__name__)}}}}
-        if r.path_params:
-            op["parameters"] = [{"name": p, "in": "path", "required": True,
-                                 "schema": {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"}}
-                                for p in r.path_params]
+        params = [{"name": p, "in": "path", "required": True,
+                   "schema": {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"}}
+                  for p in r.path_params]
         if r.auth:
             op["security"] = [{"bearer": []}, {}]
+            params.append(_CLIENT_ID_PARAM)  # every /v1 route is admitted per client
+        if params:
+            op["parameters"] = params
         paths.setdefault(r.path, {})[r.method.lower()] = op
     return {
         "openapi": "3.1.0",
@@ -59,12 +62,23 @@ def build_openapi(version: str = "0.1.0") -> dict:
     }
 
 
+# Mirrors verifier.clients: the header names the fair-admission line when no bearer token does.
+_CLIENT_ID_PARAM = {
+    "name": CLIENT_ID_HEADER, "in": "header", "required": False,
+    "description": "Who is asking, for fair admission between clients (a line per client, "
+                   "weighted round-robin, a per-client cap). Ignored when a bearer token is "
+                   "sent (the token names the client); without either, the peer address does. "
+                   "Malformed (not 1-64 of [A-Za-z0-9._:@/-]): 400 invalid_client_id.",
+    "schema": {"type": "string", "pattern": r"^[A-Za-z0-9._:@/-]{1,64}$"}}
+
 _ERROR_TEXT = {
-    400: "Malformed JSON.", 401: "Missing or wrong bearer token.",
+    400: "Malformed JSON or a malformed X-Client-Id header.", 401: "Missing or wrong bearer token.",
     404: "Unknown problem, blob link or transient key (the message names the field).",
     413: "Body, code or batch over the size limit.", 422: "Schema error (field paths in "
     "details), a limit over this service's ceiling, duplicate names, unsupported language or "
     "unknown test name.", 429: "Queue full; see Retry-After.",
-    503: "Store unavailable or not ready; retry after Retry-After seconds.",
+    503: "Store unavailable or not ready (code store_unavailable / not_ready), or the work "
+         "class the request needs is saturated by calls that have not returned (code "
+         "saturated); retry after Retry-After seconds.",
     504: "The request's deadline passed.",
 }

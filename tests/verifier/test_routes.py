@@ -118,3 +118,33 @@ async def test_embedded_transport_answers_every_route(service, blobs):
     assert (await c.math_verify("1/2", "0.5")).equivalent is True
     assert "sum" in {p.id for p in await c.problems()}
     assert (await c.problem("sum")).id == "sum"
+
+
+def _subclasses(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _subclasses(sub)
+
+
+def test_openapi_documents_client_id_header_and_every_503_code():
+    """The fairness header and the error codes a client must handle are in the document,
+    taken from the code that enforces them (so a new 503 code or a changed header pattern
+    fails here until the document says it)."""
+    import verifier.executors  # noqa: F401  (registers the saturated error)
+    from verifier import clients
+    from verifier.errors import RequestError
+
+    doc = build_openapi()
+    for r in ROUTES:
+        op = doc["paths"][r.path][r.method.lower()]
+        headers = [p for p in op.get("parameters", []) if p["in"] == "header"]
+        if r.auth:
+            assert [h["name"] for h in headers] == [clients.CLIENT_ID_HEADER], r.op_id
+            assert headers[0]["schema"]["pattern"] == clients._ID_RE.pattern
+        else:
+            assert headers == [], r.op_id
+    codes_503 = {c.code for c in _subclasses(RequestError) if getattr(c, "status", None) == 503}
+    assert "saturated" in codes_503
+    text = doc["paths"]["/v1/verify"]["post"]["responses"]["503"]["description"]
+    for code in codes_503:
+        assert code in text, code
