@@ -84,6 +84,11 @@ class VerifierConfig(BaseModel):
         _REQUEST_OUTPUT_BYTES, ge=1024, description="Most output one request may produce or "
         "read: inputs x limits.output_limit_kb for /v1/execute, the outputs and answers read "
         "by /v1/check (default: 1/64 of this machine's memory, 64 MiB to 1 GiB).")
+    transient_max_bytes: int = Field(
+        8 * _REQUEST_OUTPUT_BYTES, ge=1024, description="Most bytes of /v1/execute output this "
+        "process keeps in the transient store at once (live outputs plus the worst case of "
+        "requests in flight); a request that does not fit gets 429 transient_full before it "
+        "runs (default: 8 x max_request_output_bytes).")
     transient_gc_interval_s: float = Field(
         300.0, ge=0, description="How often expired transient outputs are deleted (0: never).")
     # -- hidden tests (verifier.redact) ---------------------------------------------------

@@ -18,6 +18,7 @@ import time
 
 from problem_store.blobs.base import BlobStore
 from problem_store.manifest import PROBLEM_ID_RE, FunctionProblem, MathProblem, StdioProblem
+from problem_store.transient import parse_transient_key
 from sandboxes.backends.base import SandboxBackend
 from sandboxes.types import Blob, RunSpec, Status
 from verifier.ceilings import check_check, execute_limits, is_link, unique
@@ -37,6 +38,7 @@ from verifier.judging.verdicts import fill_points
 from verifier.metrics import Metrics
 from verifier.redact import redact_check, redact_verify
 from verifier.store_access import require_links, store_call
+from verifier.transient_quota import TransientQuota
 from verifier.models import (BatchVerifyRequest, BatchVerifyResponse, CheckRequest, CheckResponse,
                              CheckResult, CompileInfo, ExecuteRequest, ExecuteResponse, ExecuteRun,
                              MathVerifyRequest, MathVerifyResponse, ProblemDetail, ProblemList,
@@ -70,6 +72,7 @@ class VerifierService:
         self.blobs = blobs
         self.problems = problems or ProblemStore(blobs, cache_size=max(1, config.manifest_cache_entries))
         self.transient = transient or TransientStore(blobs, ttl_s=config.transient_ttl_s)
+        self.transient_quota = TransientQuota(config.transient_max_bytes)
         self.languages = submission_languages()
         # Work classes: fair admission for code and math, own bounded threads for math, store
         # and in-process checks (verifier/work_classes.py); ``admission`` is the code class.
@@ -272,6 +275,10 @@ class VerifierService:
                                          for i, r in enumerate(req.inputs)}, run=self.work.store.run)
         limits = run_limits(effective)
         specs = [RunSpec(id=r.name, stdin=Blob(link=r.input), limits=limits) for r in req.inputs]
+        with self.transient_quota.reserve(len(specs) * limits.output_bytes) as commit:
+            return await self._execute(req, specs, names, commit)
+
+    async def _execute(self, req: ExecuteRequest, specs, names, commit) -> ExecuteResponse:
         with self._reserve({"code": 1}) as ticket:
             async def run():
                 async with ticket.slot():
@@ -289,6 +296,7 @@ class VerifierService:
                 data = r.stdout or b""
                 key = await store_call(self.transient.put, data, what="transient output",
                                        run=self.work.store.run)
+                commit(len(data), parse_transient_key(key)[0])
             runs.append(ExecuteRun(
                 name=r.id, status="SKIPPED" if r.skipped else r.status.value, output=key,
                 output_bytes=r.output_bytes, exit_code=r.exit_code, time_s=round(r.cpu_time_s, 4),

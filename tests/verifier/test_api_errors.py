@@ -286,3 +286,51 @@ async def test_unreadable_manifest_is_ours_not_the_clients(client, blobs):
                                               "code": SUM_AC})
     body = await _err(r, 500)
     assert body["error"] == "internal_error" and body["request_id"]
+
+
+async def test_transient_quota_refuses_before_running_and_frees_on_expiry(blobs, backend):
+    """Outputs kept for the TTL are bounded overall: a request whose worst case does not fit
+    next to live outputs is 429 transient_full with Retry-After, nothing runs, and it fits
+    again once those outputs expire."""
+    import time as _time
+
+    from verifier.transient_quota import TransientQuota
+
+    svc, c = await _client(blobs, backend, transient_max_bytes=300 * 1024)
+    now = [_time.time()]
+    svc.transient_quota = TransientQuota(300 * 1024, clock=lambda: now[0])
+    t = _sum(blobs).tests[0]
+    big = "import sys\nsys.stdout.write('7' * 90_000)\n"
+    req = {"language": "python", "code": big, "limits": {"output_limit_kb": 100},
+           "inputs": [{"name": f"i{k}", "input": t.input} for k in range(2)]}
+    async with c:
+        r = await c.post("/v1/execute", json=req)
+        body = await r.json()
+        assert r.status == 200 and [x["status"] for x in body["runs"]] == ["OK", "OK"], body
+        assert 180_000 <= svc.transient_quota.used_bytes < 200 * 1024  # shrunk to what was stored
+        ran = len(backend.ran)
+        r = await c.post("/v1/execute", json=req)
+        err = await _err(r, 429, "transient_max_bytes", str(300 * 1024))
+        assert err["error"] == "transient_full" and int(r.headers["Retry-After"]) >= 1
+        assert len(backend.ran) == ran  # refused before anything ran
+        now[0] += svc.config.transient_ttl_s + 1  # the first request's outputs expire
+        r = await c.post("/v1/execute", json=req)
+        assert r.status == 200, await r.json()
+    await svc.close()
+
+
+def test_transient_quota_releases_what_a_failed_request_held():
+    from verifier.transient_quota import TransientFull, TransientQuota
+
+    q = TransientQuota(1000, clock=lambda: 0.0)
+    with pytest.raises(RuntimeError):
+        with q.reserve(800) as commit:
+            commit(100, 10.0)
+            raise RuntimeError("store failed mid-request")
+    assert q.used_bytes == 100  # the stored output counts, the rest of the hold is gone
+    with pytest.raises(TransientFull):
+        with q.reserve(901):
+            pass
+    with q.reserve(900) as commit:
+        assert q.used_bytes == 1000
+    assert q.used_bytes == 100
