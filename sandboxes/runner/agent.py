@@ -30,7 +30,7 @@ def handle(runner: Runner, req: dict, fds: list[int]) -> tuple[dict, bool]:
     try:
         if op == "hello":
             return {"ok": True, "protocol": PROTOCOL_VERSION, "pid": os.getpid(), "uid": os.getuid(),
-                    "run_uid": runner.cfg.uid, "spawn": "shim" if runner.shim else "fork",
+                    "run_uid": runner.cfg.uid, "spawn": runner.spawn_mode,
                     "accounting": runner.accounting,
                     "languages": languages.describe()}, True
         if op == "compile":
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cgroup", action="append", default=[], metavar="KEY=DIR",
                    help="a cgroup dir delegated to this agent (KEY: unified for v2, or a v1 "
                         "controller: cpuacct, memory, pids, freezer); runs get groups below it")
-    p.add_argument("--spawn", choices=["auto", "shim", "fork"], default="auto",
+    p.add_argument("--spawn", choices=["auto", "server", "shim", "fork"], default="auto",
                    help="start runs via the C spawn shim (fast) or os.fork (no compiler needed)")
     a = p.parse_args(argv)
 

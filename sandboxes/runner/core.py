@@ -33,6 +33,7 @@ from sandboxes.runner.classify import classify
 from sandboxes.runner.limits import Limits, rlimits_for
 from sandboxes.runner import reset, shim
 from sandboxes.runner.process import Identity, Outcome, run_process
+from sandboxes.runner.spawn import SpawnServer
 
 MAX_ARTIFACT_BYTES = 256 << 20
 COMPILE_LOG_BYTES = 64 << 10
@@ -59,8 +60,10 @@ class RunnerConfig:
     # Without a run uid (Lambda) runs can write wherever the runner can: entries that
     # appear in these dirs during a run are removed after it (entries present at start stay).
     wipe_new_in: list[str] = field(default_factory=list)
-    # How runs are started: "shim" (posix_spawn of spawn_shim.c, ~1 ms), "fork" (os.fork,
-    # ~10 ms on these VMs), "auto" (shim when a C compiler can build it, else fork).
+    # How runs are started: "server" (a long-lived spawn_shim --serve forks each run: one
+    # exec a run), "shim" (posix_spawn of spawn_shim.c: two execs, ~0.5 ms more), "fork"
+    # (os.fork, ~10 ms on these VMs), "auto" (server, or shim where runs share our uid and
+    # the stray sweep would kill a long-lived server; fork when no C compiler).
     spawn: str = "auto"
     # The runner owns its IPC namespace (a slot, a container, a Lambda function): empty it
     # (SysV shm/msg/sem, POSIX queues) after every run. Never on a shared host namespace.
@@ -97,8 +100,8 @@ class Runner:
         self._counter = itertools.count()
         self._artifacts: OrderedDict[str, tuple[str, bytes]] = OrderedDict()
         os.makedirs(cfg.scratch_root, exist_ok=True)
-        if cfg.spawn not in ("auto", "shim", "fork"):
-            raise ValueError(f"spawn must be auto, shim or fork, not {cfg.spawn!r}")
+        if cfg.spawn not in ("auto", "server", "shim", "fork"):
+            raise ValueError(f"spawn must be auto, server, shim or fork, not {cfg.spawn!r}")
         self._preexisting = {d: self._entries(d) for d in cfg.wipe_new_in}
         self.leftover: list[str] = []  # what the last clean-up could not remove (reset.leftovers)
         self._spare: cgroups.RunCgroup | None = None
@@ -106,11 +109,23 @@ class Runner:
         if cfg.cgroup is not None:
             cgroups.sweep(cfg.cgroup)  # groups a previous agent in this slot left mid-run
         self.shim = None
+        self.server: SpawnServer | None = None
         if cfg.spawn != "fork":
             # Private (0700) dir of ours beside the boxes; runs of another uid cannot touch it.
             self.shim = shim.build(os.path.join(cfg.scratch_root, f".runner-{os.getpid()}"))
-            if self.shim is None and cfg.spawn == "shim":
-                raise RuntimeError("spawn='shim' but the spawn shim could not be built (no C compiler?)")
+            if self.shim is None and cfg.spawn in ("shim", "server"):
+                raise RuntimeError(f"spawn={cfg.spawn!r} but the spawn shim could not be built (no C compiler?)")
+            if self.shim is not None and (cfg.spawn == "server" or (cfg.spawn == "auto" and not cfg.sweep_own_uid)):
+                self.server = SpawnServer(self.shim)
+
+    @property
+    def spawn_mode(self) -> str:
+        return "server" if self.server else "shim" if self.shim else "fork"
+
+    def close(self) -> None:
+        """Stop the spawn server (it also ends with this process, or at EOF)."""
+        if self.server is not None:
+            self.server.close()
 
     @property
     def accounting(self) -> str:
@@ -302,7 +317,7 @@ class Runner:
                 rlimits=rlimits_for(lim, stack_mb=lang.stack_mb, cgroup=group is not None),
                 ident=self.ident, cpu_limit_s=lim.cpu_time_s, wall_limit_s=lim.wall_time_s,
                 output_cap=lim.output_bytes, stderr_cap=lim.stderr_bytes, shim=self.shim,
-                cgroup=group)
+                cgroup=group, server=self.server)
         finally:
             if group is not None:
                 group.kill()  # empty before the reply (run_process killed it: normally a no-op)
@@ -386,14 +401,19 @@ class Runner:
 
     # -- after every compile/run: nothing of it may survive --------------------------------
     def _cleanup(self, box: str) -> None:
-        if self.cfg.uid is not None:
+        if self.cfg.uid is not None and self.cfg.cgroup is None:
+            # Without a run group nothing else names a daemon that left the run's session.
+            # With one, ``_exec`` has already emptied the group, and every process of the
+            # run uid is in it: the program joins it before it drops to the run uid, and
+            # the run uid cannot write any cgroup.procs/tasks file to leave (root's, 0644).
             kill_uid(self.cfg.uid)
         if self.cfg.sweep_own_uid and self.cfg.uid is None:
             reset.kill_own_uid_strays()
         if self.cfg.reap_orphans:
             reset.reap_children()
+        ipc_found = False
         if self.cfg.clear_ipc:  # after the kill: an attached, IPC_RMID-marked segment is freed now
-            reset.clear_ipc(self.cfg.uid)
+            ipc_found = reset.clear_ipc(self.cfg.uid)
         shutil.rmtree(box, ignore_errors=True)  # never follows symlinks
         for d in self.cfg.wipe_dirs:
             empty_dir(d)
@@ -417,8 +437,11 @@ class Runner:
                 if not self._runner_owned(entry.name):
                     _remove(entry.path)
         if self.cfg.uid is not None or self.cfg.clear_ipc or self.cfg.sweep_own_uid:
+            # The IPC check reads the namespace again only if the clear found something: when
+            # it found it empty, no process of the run was left to create an object (all
+            # dead before it looked) and the agent makes none, so it is still empty.
             self.leftover = reset.leftovers(
-                ipc=self.cfg.clear_ipc, empty_dirs=self.cfg.wipe_dirs,
+                ipc=ipc_found, empty_dirs=self.cfg.wipe_dirs,
                 scratch_root=self.cfg.scratch_root, keep_in_scratch=self._runner_owned)
 
     @staticmethod

@@ -76,19 +76,21 @@ def _remove_all(mq_dir: str) -> None:
             pass
 
 
-def clear_ipc(uid: int | None, mq_dir: str = MQUEUE_DIR) -> None:
-    """Empty this IPC namespace (call after the run's processes are dead).
+def clear_ipc(uid: int | None, mq_dir: str = MQUEUE_DIR) -> bool:
+    """Empty this IPC namespace (call after the run's processes are dead); True if it held
+    anything (then ``leftovers`` must look again: a removal may have failed).
 
     ``uid``: the run uid; the removal happens in a child that becomes it (it created the
     objects, so it may remove them). None: remove them as ourselves. Costs nothing when
     the namespace is already empty (the common case: no fork).
     """
     if not sysv_objects() and not mqueue_names(mq_dir):
-        return
+        return False
     if uid is None or uid == os.geteuid():
         _remove_all(mq_dir)
-        return
+        return True
     as_uid(uid, lambda: _remove_all(mq_dir))
+    return True
 
 
 # -- processes of our own uid (no run uid: Lambda) --------------------------------------------
