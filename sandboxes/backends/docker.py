@@ -193,7 +193,7 @@ class DockerBackend(SandboxBackend):
             art = reply.get("artifact")
             if art:
                 slot.artifacts.add(art["sha256"])
-            await self.pool.release(slot, *_reset_verdict(reply))
+            self.pool.release_later(slot, *_reset_verdict(reply))
             return convert.compile_result(reply)
         raise AssertionError("unreachable")
 
@@ -206,7 +206,10 @@ class DockerBackend(SandboxBackend):
             slot = await self.pool.acquire()
             try:
                 try:
-                    req = await asyncio.to_thread(self._request, spec, artifact, program, sha in slot.artifacts)
+                    if _all_inline(spec):  # nothing to fetch: no thread hop
+                        req = self._request(spec, artifact, program, sha in slot.artifacts)
+                    else:
+                        req = await asyncio.to_thread(self._request, spec, artifact, program, sha in slot.artifacts)
                 except Exception as e:  # a missing or corrupted test blob: our failure, not the code's
                     await self.pool.release(slot, ok=True)
                     return convert.ie_result(spec.id, f"cannot resolve run inputs: {e}")
@@ -225,13 +228,18 @@ class DockerBackend(SandboxBackend):
                 raise
             slot.artifacts.add(sha)
             slot.runs += 1
-            await self.pool.release(slot, *_reset_verdict(reply))
+            # The result goes back now; the slot is checked and rejoins the pool meanwhile.
+            self.pool.release_later(slot, *_reset_verdict(reply))
             return convert.run_result(spec.id, reply)
         raise AssertionError("unreachable")
 
     def _request(self, spec: RunSpec, artifact: Artifact, program: bytes, held: bool) -> dict:
         return convert.run_request(spec, convert.program_ref(artifact, program, with_data=not held),
                                    self.resolver, [])
+
+
+def _all_inline(spec: RunSpec) -> bool:
+    return (spec.stdin is None or spec.stdin.data is not None) and all(b.data is not None for b in spec.files.values())
 
 
 def _reset_verdict(reply: dict) -> tuple[bool, str]:
