@@ -126,6 +126,16 @@ def bwrap_argv(bwrap: str, *, uid: int, fd: int, scratch_size_mb: int,
     return argv
 
 
+async def _recv_exact(loop, sock: socket.socket, n: int) -> bytes:
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = await loop.sock_recv(sock, n - len(buf))
+        if not chunk:
+            raise ProtocolError("peer closed the connection" + (" mid-frame" if buf else ""))
+        buf += chunk
+    return bytes(buf)
+
+
 class Slot:
     """One bwrap sandbox + agent. Used by one request at a time."""
 
@@ -183,16 +193,48 @@ class Slot:
                 raise
             for fd in extra:
                 os.close(fd)
-            if reply.get("id") != rid:
+            return self._checked(reply, rid)
+
+    async def request_async(self, req: dict, timeout_s: float) -> dict:
+        """``request`` on the event loop, for requests without fds: no thread hop a run
+        (about 0.1-0.2 ms, more under load). Same failures, same slot discipline."""
+        if not self.lock.acquire(blocking=False):  # the pool hands a slot to one user at a time
+            raise ProtocolError(f"slot {self.index} is busy")
+        try:
+            if not self.alive:
+                raise ProtocolError(f"slot {self.index} is not running")
+            req["id"] = rid = next(self._ids)
+            sock = self.chan.sock
+            sock.setblocking(False)
+            loop = asyncio.get_running_loop()
+            try:
+                await asyncio.wait_for(loop.sock_sendall(sock, self.chan.encode(req)), timeout_s)
+                head = await asyncio.wait_for(_recv_exact(loop, sock, 4), timeout_s)
+                body = await asyncio.wait_for(_recv_exact(loop, sock, self.chan.frame_length(head)), timeout_s)
+                reply = self.chan.decode(body)
+            except (OSError, ProtocolError, asyncio.TimeoutError) as exc:
                 self.kill()
-                raise ProtocolError(f"slot {self.index}: reply id {reply.get('id')} for request {rid}")
-            if reply.get("leftover"):
-                # The slot check failed (processes, IPC objects or files survived the
-                # clean-up): this reply is still valid, the sandbox is not. It is replaced
-                # before its next use (_acquire).
-                self.last_kill_reason = f"clean-up left {'; '.join(reply['leftover'])}"
+                if isinstance(exc, asyncio.TimeoutError):
+                    raise ProtocolError(f"slot {self.index}: no reply within {timeout_s:.1f} s") from None
+                raise
+            except BaseException:  # cancelled mid-request: the stream is out of step
                 self.kill()
-            return reply
+                raise
+            return self._checked(reply, rid)
+        finally:
+            self.lock.release()
+
+    def _checked(self, reply: dict, rid: int) -> dict:
+        if reply.get("id") != rid:
+            self.kill()
+            raise ProtocolError(f"slot {self.index}: reply id {reply.get('id')} for request {rid}")
+        if reply.get("leftover"):
+            # The slot check failed (processes, IPC objects or files survived the
+            # clean-up): this reply is still valid, the sandbox is not. It is replaced
+            # before its next use (_acquire).
+            self.last_kill_reason = f"clean-up left {'; '.join(reply['leftover'])}"
+            self.kill()
+        return reply
 
     def kill(self) -> None:
         if self.chan is not None:
@@ -376,9 +418,29 @@ class LocalBackend(SandboxBackend):
         except (OSError, ProtocolError, SandboxError) as exc:
             return convert.ie_result(spec.id, f"no sandbox slot could be started: {exc}")
         try:
-            return await asyncio.to_thread(self._run_on, slot, art, data, spec, timeout)
+            if spec.stdin is not None and spec.stdin.data is None or any(b.data is None for b in spec.files.values()):
+                # Linked inputs: opening and hash-checking a store file may read from disk.
+                return await asyncio.to_thread(self._run_on, slot, art, data, spec, timeout)
+            return await self._run_inline(slot, art, data, spec, timeout)
         finally:
             self._idle.put_nowait(slot)
+
+    async def _run_inline(self, slot: Slot, art: Artifact, data: bytes, spec: RunSpec, timeout: float) -> RunResult:
+        """``_run_on`` for a run whose inputs are all inline: on the event loop."""
+        sha = convert.program_ref(art, data, with_data=False)["sha256"]
+        for with_data in (sha not in slot.held, True):
+            req = convert.run_request(spec, convert.program_ref(art, data, with_data=with_data), self.resolver, [])
+            try:
+                reply = await slot.request_async(req, timeout)
+            except (OSError, ProtocolError) as exc:
+                reply = {"error": f"slot {slot.index} failed: {exc}", "code": "internal"}
+            if reply.get("code") == "artifact_missing" and not with_data:
+                slot.held.pop(sha, None)
+                continue
+            if "error" not in reply:
+                self._mark_held(slot, sha)
+            return convert.run_result(spec.id, reply)
+        return convert.ie_result(spec.id, "agent kept losing the artifact")
 
     def _run_on(self, slot: Slot, art: Artifact, data: bytes, spec: RunSpec, timeout: float) -> RunResult:
         sha = convert.program_ref(art, data, with_data=False)["sha256"]

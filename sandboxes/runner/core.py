@@ -106,6 +106,7 @@ class Runner:
         self.leftover: list[str] = []  # what the last clean-up could not remove (reset.leftovers)
         self._spare: cgroups.RunCgroup | None = None
         self._retired: list[cgroups.RunCgroup] = []
+        self._last_limits: tuple[int, int] | None = None
         if cfg.cgroup is not None:
             cgroups.sweep(cfg.cgroup)  # groups a previous agent in this slot left mid-run
         self.shim = None
@@ -331,7 +332,9 @@ class Runner:
         group, self._spare = self._spare, None
         if group is None:
             group = self._new_group()
-        group.set_limits(lim.memory_bytes, lim.max_processes)
+        if group.limits != (lim.memory_bytes, lim.max_processes):  # the spare has the last run's
+            group.set_limits(lim.memory_bytes, lim.max_processes)
+        self._last_limits = (lim.memory_bytes, lim.max_processes)
         return group
 
     def _new_group(self) -> cgroups.RunCgroup:
@@ -352,6 +355,8 @@ class Runner:
         if self._spare is None:
             try:
                 self._spare = self._new_group()
+                if self._last_limits is not None:  # most runs of a batch share their limits
+                    self._spare.set_limits(*self._last_limits)
             except cgroups.CgroupError as exc:
                 print(f"runner: cannot make the next run group: {exc}", file=sys.stderr)
 
