@@ -72,18 +72,43 @@ class AgentConnection:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
         self._reader, self._writer = reader, writer
         self._ids = itertools.count(1)
+        self.deferred_reset = False  # negotiated in hello: a ready frame follows compile/run replies
+        self.ready_pending = False
+
+    async def _frame(self, timeout_s: float) -> dict:
+        head = await asyncio.wait_for(self._reader.readexactly(4), timeout_s)
+        (n,) = struct.unpack(">I", head)
+        if n > _MAX_FRAME:
+            raise AgentError(f"agent sent a frame of {n} bytes")
+        return json.loads(await asyncio.wait_for(self._reader.readexactly(n), timeout_s))
+
+    async def settle(self, timeout_s: float = 30.0) -> list[str]:
+        """Wait for the agent's reset after the last compile/run; what it left over ([] clean)."""
+        if not self.ready_pending:
+            return []
+        self.ready_pending = False
+        try:
+            ready = await self._frame(timeout_s)
+        except asyncio.TimeoutError as e:
+            raise AgentError(f"agent did not finish its reset within {timeout_s:.1f} s") from e
+        except (asyncio.IncompleteReadError, ConnectionError, OSError) as e:
+            raise AgentLost(f"agent connection lost during its reset: {e!r}") from e
+        except ValueError as e:
+            raise AgentError(f"agent sent a malformed frame: {e}") from e
+        if not isinstance(ready, dict) or not ready.get("ready"):
+            raise AgentError(f"agent sent {str(ready)[:200]} instead of its reset frame")
+        return list(ready.get("leftover") or [])
 
     async def request(self, op: dict, timeout_s: float) -> dict:
+        left = await self.settle()  # normally already read by the pool's release
+        if left:
+            raise AgentError(f"reset failed: agent's clean-up left {'; '.join(left)}")
         rid = next(self._ids)
         body = json.dumps({**op, "id": rid}, separators=(",", ":")).encode()
         try:
             self._writer.write(struct.pack(">I", len(body)) + body)
             await asyncio.wait_for(self._writer.drain(), timeout_s)
-            head = await asyncio.wait_for(self._reader.readexactly(4), timeout_s)
-            (n,) = struct.unpack(">I", head)
-            if n > _MAX_FRAME:
-                raise AgentError(f"agent sent a frame of {n} bytes")
-            reply = json.loads(await asyncio.wait_for(self._reader.readexactly(n), timeout_s))
+            reply = await self._frame(timeout_s)
         except asyncio.TimeoutError as e:
             raise AgentError(f"agent did not answer {op.get('op')!r} within {timeout_s:.1f} s") from e
         except (asyncio.IncompleteReadError, ConnectionError, OSError) as e:
@@ -92,6 +117,8 @@ class AgentConnection:
             raise AgentError(f"agent sent a malformed frame: {e}") from e
         if not isinstance(reply, dict) or reply.get("id") != rid:
             raise AgentError(f"agent reply does not match request {rid}: {str(reply)[:200]}")
+        if self.deferred_reset and op.get("op") in ("compile", "run"):
+            self.ready_pending = True
         if "error" in reply:
             if reply.get("code") == "artifact_missing":
                 raise ArtifactEvicted(reply["error"])
@@ -253,6 +280,13 @@ class ContainerPool:
 
     async def release(self, slot: Slot, ok: bool, why: str = "") -> None:
         """Keep the slot only if its last exchange was clean and the reset check passes."""
+        if ok and not self._closed:
+            try:  # the agent's own reset and check come first (after its reply)
+                left = await slot.conn.settle()
+            except AgentError as e:
+                left = [str(e)]
+            if left:
+                ok, why = False, f"reset failed: agent's clean-up left {'; '.join(left)}"
         if ok and not self._closed:
             # Inline, not in a thread: a handful of procfs/cgroupfs reads never wait for a
             # disk, and a thread hop per run cost more than the reads (about 0.5 ms a run).
@@ -420,7 +454,8 @@ class ContainerPool:
                                  f"{self.spec.start_timeout_s:.0f} s; container log:\n{logs}")
             await asyncio.sleep(0.02)
         conn = AgentConnection(reader, writer)
-        hello = await conn.request({"op": "hello"}, timeout_s=self.spec.start_timeout_s)
+        hello = await conn.request({"op": "hello", "reset_after_reply": True}, timeout_s=self.spec.start_timeout_s)
+        conn.deferred_reset = bool(hello.get("reset_after_reply"))
         if hello.get("protocol") != 1:
             raise AgentError(f"agent speaks protocol {hello.get('protocol')!r}, expected 1")
         await asyncio.to_thread(container.reload)

@@ -151,6 +151,8 @@ class Slot:
         self.lock = threading.Lock()
         self.agent_pid: int | None = None
         self.last_kill_reason = ""
+        self.deferred_reset = False  # the agent resets after its reply, then sends a ready frame
+        self.ready_pending = False
 
     @property
     def alive(self) -> bool:
@@ -172,11 +174,50 @@ class Slot:
         self.held.clear()
 
     def hello(self, timeout_s: float = 20.0) -> dict:
-        reply = self.request({"op": "hello"}, [], timeout_s)
+        self.deferred_reset = self.ready_pending = False
+        reply = self.request({"op": "hello", "reset_after_reply": True}, [], timeout_s)
         if not reply.get("ok"):
             raise SandboxError(f"slot {self.index}: agent did not greet: {reply}")
         self.agent_pid = reply.get("pid")
+        # Agents of older checkouts (benchmarks' baselines) clean up before they answer.
+        self.deferred_reset = bool(reply.get("reset_after_reply"))
         return reply
+
+    def _expect_ready(self, req: dict) -> None:
+        if self.deferred_reset and req.get("op") in ("compile", "run"):
+            self.ready_pending = True
+
+    def _take_ready(self, ready: dict) -> None:
+        """The agent's frame after its reset: the slot may serve again, or is replaced."""
+        self.ready_pending = False
+        if not ready.get("ready"):
+            self.kill()
+            raise ProtocolError(f"slot {self.index}: expected the reset frame, got {str(ready)[:200]}")
+        if ready.get("leftover"):
+            self.last_kill_reason = f"clean-up left {'; '.join(ready['leftover'])}"
+            self.kill()
+
+    async def settle(self, timeout_s: float = 30.0) -> None:
+        """Read the pending reset frame (``_acquire`` does, before the slot serves again)."""
+        if not self.ready_pending or not self.alive:
+            self.ready_pending = False
+            return
+        sock = self.chan.sock
+        sock.setblocking(False)
+        loop = asyncio.get_running_loop()
+        try:
+            head = await asyncio.wait_for(_recv_exact(loop, sock, 4), timeout_s)
+            ready = self.chan.decode(await asyncio.wait_for(
+                _recv_exact(loop, sock, self.chan.frame_length(head)), timeout_s))
+        except (OSError, ProtocolError, asyncio.TimeoutError):
+            self.last_kill_reason = "no reset frame after the last run"
+            self.ready_pending = False
+            self.kill()
+            return
+        try:
+            self._take_ready(ready)
+        except ProtocolError:
+            pass
 
     def request(self, req: dict, fds: list[int], timeout_s: float) -> dict:
         """One round trip. Raises ProtocolError/OSError when the slot is broken (caller kills it)."""
@@ -186,6 +227,10 @@ class Slot:
             req["id"] = rid = next(self._ids)
             self.chan.sock.settimeout(timeout_s)
             try:
+                if self.ready_pending:  # normally read by settle() already
+                    self._take_ready(self.chan.recv()[0])
+                    if not self.alive:
+                        raise ProtocolError(f"slot {self.index}: {self.last_kill_reason}")
                 self.chan.send(req, fds)
                 reply, extra = self.chan.recv()
             except (OSError, ProtocolError):
@@ -193,6 +238,13 @@ class Slot:
                 raise
             for fd in extra:
                 os.close(fd)
+            self._expect_ready(req)
+            if self.ready_pending and req.get("op") == "compile":
+                # Compiles are rare and followed by runs on any slot: settle now.
+                try:
+                    self._take_ready(self.chan.recv()[0])
+                except (OSError, ProtocolError):
+                    self.kill()
             return self._checked(reply, rid)
 
     async def request_async(self, req: dict, timeout_s: float) -> dict:
@@ -201,6 +253,8 @@ class Slot:
         if not self.lock.acquire(blocking=False):  # the pool hands a slot to one user at a time
             raise ProtocolError(f"slot {self.index} is busy")
         try:
+            if self.ready_pending:
+                await self.settle()
             if not self.alive:
                 raise ProtocolError(f"slot {self.index} is not running")
             req["id"] = rid = next(self._ids)
@@ -220,6 +274,7 @@ class Slot:
             except BaseException:  # cancelled mid-request: the stream is out of step
                 self.kill()
                 raise
+            self._expect_ready(req)
             return self._checked(reply, rid)
         finally:
             self.lock.release()
@@ -237,6 +292,7 @@ class Slot:
         return reply
 
     def kill(self) -> None:
+        self.ready_pending = False
         if self.chan is not None:
             self.chan.close()
             self.chan = None
@@ -360,6 +416,8 @@ class LocalBackend(SandboxBackend):
         if self._idle is None:
             raise SandboxError("local backend is not started (call start() or use 'async with')")
         slot = await self._idle.get()
+        if slot.ready_pending:  # its last run's reset: done by now, normally
+            await slot.settle()
         if not slot.alive:  # a broken sandbox is replaced before reuse, never reused as is
             slot.kill()
             try:

@@ -29,7 +29,10 @@ def handle(runner: Runner, req: dict, fds: list[int]) -> tuple[dict, bool]:
     op = req.get("op")
     try:
         if op == "hello":
-            return {"ok": True, "protocol": PROTOCOL_VERSION, "pid": os.getpid(), "uid": os.getuid(),
+            # The host may take each compile/run's reset off its path: the agent then
+            # answers first and sends {"id", "ready", "leftover"?} once the reset is done.
+            runner.defer_reset = bool(req.get("reset_after_reply"))
+            return {"ok": True, "reset_after_reply": runner.defer_reset, "protocol": PROTOCOL_VERSION, "pid": os.getpid(), "uid": os.getuid(),
                     "run_uid": runner.cfg.uid, "spawn": runner.spawn_mode,
                     "accounting": runner.accounting,
                     "languages": languages.describe()}, True
@@ -67,6 +70,16 @@ def serve(channel: Channel, runner: Runner) -> None:
         channel.send(reply)
         if not keep_going:
             return
+        if runner.defer_reset and req.get("op") in ("compile", "run"):
+            try:
+                left = runner.finish_reset()
+            except Exception as exc:  # noqa: BLE001 - a reset that failed leaves a dirty sandbox
+                traceback.print_exc(file=sys.stderr)
+                left = [f"reset failed: {type(exc).__name__}: {exc}"]
+            ready = {"id": req.get("id"), "ready": True}
+            if left:
+                ready["leftover"] = left
+            channel.send(ready)
         runner.housekeeping()  # while the host reads the reply: remove/make run cgroups
 
 

@@ -107,6 +107,9 @@ class Runner:
         self._spare: cgroups.RunCgroup | None = None
         self._retired: list[cgroups.RunCgroup] = []
         self._last_limits: tuple[int, int] | None = None
+        self._deferred: list[str] = []  # boxes whose reset waits for finish_reset
+        self._kill_failed = ""
+        self._ipc_found = False  # the last clear found IPC objects: the check must look again
         if cfg.cgroup is not None:
             cgroups.sweep(cfg.cgroup)  # groups a previous agent in this slot left mid-run
         self.shim = None
@@ -141,6 +144,25 @@ class Runner:
     def run(self, req: dict, fds: list[int] | None = None) -> dict:
         self.leftover = []
         return self._tag_leftover(self._run(req, fds))
+
+    # -- reset after the reply (agent mode, when the host asked for it in hello) -----------
+    # The run's processes are dead before its reply (its group was emptied, or its uid
+    # swept); what moves after the reply is the rest of the reset: IPC clear, box and wipe
+    # dirs removed, scratch root swept, and the check. The agent reads no next request
+    # before ``finish_reset`` has run, and the host reuses the sandbox only after the
+    # frame that carries its result, so no later run can see the state in between.
+    defer_reset = False
+
+    def finish_reset(self) -> list[str]:
+        """Clean up after the last compile/run (deferred); returns what was left over."""
+        self.leftover = []
+        boxes, self._deferred = self._deferred, []
+        for box in boxes:
+            self._reset(box)
+        if self._kill_failed:
+            self.leftover.append(self._kill_failed)
+            self._kill_failed = ""
+        return list(self.leftover)
 
     def _tag_leftover(self, reply: dict) -> dict:
         """A reply whose clean-up left something says so: the backend must not reuse this
@@ -406,6 +428,19 @@ class Runner:
 
     # -- after every compile/run: nothing of it may survive --------------------------------
     def _cleanup(self, box: str) -> None:
+        try:
+            self._kill_leftovers()  # raises if processes survive: the request fails as IE
+        except Exception as exc:
+            self._kill_failed = f"processes survived the kill: {exc}"
+            raise
+        finally:
+            if self.defer_reset:
+                self._deferred.append(box)
+            else:
+                self._reset(box)
+
+    def _kill_leftovers(self) -> None:
+        """Before the reply: no process of the run may outlive it (its group is empty by now)."""
         if self.cfg.uid is not None and self.cfg.cgroup is None:
             # Without a run group nothing else names a daemon that left the run's session.
             # With one, ``_exec`` has already emptied the group, and every process of the
@@ -416,9 +451,15 @@ class Runner:
             reset.kill_own_uid_strays()
         if self.cfg.reap_orphans:
             reset.reap_children()
-        ipc_found = False
-        if self.cfg.clear_ipc:  # after the kill: an attached, IPC_RMID-marked segment is freed now
-            ipc_found = reset.clear_ipc(self.cfg.uid)
+        if self.cfg.clear_ipc:
+            # Before the reply too: removing needs a child of the run uid, and no process of
+            # that uid may be seen after a reply. After the kill, so an attached segment
+            # marked for removal is freed now. Costs a few syscalls when nothing is there.
+            self._ipc_found = reset.clear_ipc(self.cfg.uid) or self._ipc_found
+
+    def _reset(self, box: str) -> None:
+        """Everything but processes: IPC, files, then the check (``self.leftover``)."""
+        ipc_found, self._ipc_found = self._ipc_found, False
         shutil.rmtree(box, ignore_errors=True)  # never follows symlinks
         for d in self.cfg.wipe_dirs:
             empty_dir(d)
