@@ -32,6 +32,7 @@ from sandboxes.backends.base import SandboxBackend, SandboxError
 from sandboxes.backends.docker_pool import AgentError, AgentLost, ArtifactEvicted, ContainerPool, PoolSpec
 from sandboxes.backends.local import UidLease
 from sandboxes.backends.selftest import run_selftests
+from sandboxes.backends.slot_queue import PriorityGate
 from sandboxes.runner import batching, convert
 from sandboxes.types import Artifact, Batch, BatchResult, CompileResult, RunResult, RunSpec, Source, Status
 
@@ -87,6 +88,7 @@ class DockerBackend(SandboxBackend):
         self.pool: ContainerPool | None = None
         self._leases: list = []
         self._size = self.config.pool_size or os.cpu_count() or 1
+        self._gate = PriorityGate(self._size)  # batches share the pool oldest first
         self._client = None
 
     @property
@@ -169,7 +171,8 @@ class DockerBackend(SandboxBackend):
             raise SandboxError("docker backend is not started")
         return await batching.run_batch(
             batch, compile_fn=self._compile, run_fn=self._run, capacity=self.capacity,
-            program_bytes=self._program_bytes, output_store=self.output_store, backend=self.name)
+            program_bytes=self._program_bytes, output_store=self.output_store, backend=self.name,
+            gate=self._gate)
 
     async def _program_bytes(self, artifact: Artifact) -> bytes:
         if artifact.blob.data is not None:

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from sandboxes.backends.base import SandboxBackend, SandboxError
 from sandboxes.backends.cgroup_host import CgroupTree
+from sandboxes.backends.slot_queue import PriorityGate, SlotQueue
 from sandboxes.runner.cgroup import CgroupDirs
 from sandboxes.runner import convert
 from sandboxes.runner.batching import run_batch
@@ -338,7 +339,8 @@ class LocalBackend(SandboxBackend):
         self.selftest = selftest
         self.slots: list[Slot] = []
         self._leases: list[UidLease] = []
-        self._idle: asyncio.Queue[Slot] | None = None
+        self._idle: SlotQueue[Slot] | None = None
+        self._gate: PriorityGate | None = None
         self.use_cgroups, self.require_cgroup = cgroups, require_cgroup
         self.package_root = Path(package_root) if package_root else _PKG_ROOT
         self._cgroup_tree: CgroupTree | None = None
@@ -360,7 +362,8 @@ class LocalBackend(SandboxBackend):
         if os.geteuid() != 0:
             raise SandboxError("the local backend needs root: it switches each run to its own uid "
                                "and keeps a few capabilities for its agent (use docker or lambda otherwise)")
-        self._idle = asyncio.Queue()
+        self._idle = SlotQueue()
+        self._gate = PriorityGate(self._capacity)
         try:
             self._setup_cgroups()
             for i in range(self._capacity):
@@ -528,4 +531,4 @@ class LocalBackend(SandboxBackend):
             raise SandboxError("local backend is not started (call start() or use 'async with')")
         return await run_batch(batch, compile_fn=self.compile, run_fn=self.run_one,
                                capacity=self._capacity, program_bytes=self._program_bytes,
-                               output_store=self.output_store, backend=self.name)
+                               output_store=self.output_store, backend=self.name, gate=self._gate)
