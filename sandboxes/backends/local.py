@@ -524,6 +524,8 @@ class LocalBackend(SandboxBackend):
         return convert.ie_result(spec.id, "agent kept losing the artifact")
 
     async def _program_bytes(self, art: Artifact) -> bytes:
+        if art.blob.data is not None:  # inline: nothing to read, no thread hop
+            return art.blob.data
         return await asyncio.to_thread(self.resolver.data, art.blob)
 
     async def run_batch(self, batch: Batch) -> BatchResult:
