@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sandboxes.backends.cgroup_host import CgroupTree
+from sandboxes.backends.slot_queue import SlotQueue
 from sandboxes.runner.cgroup import CgroupDirs
 
 log = logging.getLogger(__name__)
@@ -195,7 +196,7 @@ class ContainerPool:
         self._client = client
         self.spec = spec
         self.pool_id = f"{os.getpid()}-{int(time.time() * 1000) % 10**9}"
-        self._idle: asyncio.Queue[Slot] = asyncio.Queue()
+        self._idle: SlotQueue[Slot] = SlotQueue()
         self._pending: set[asyncio.Task] = set()
         self._ipc_root = Path(tempfile.mkdtemp(prefix="oubliette-docker-", dir=spec.ipc_root))
         os.chmod(self._ipc_root, 0o700)
