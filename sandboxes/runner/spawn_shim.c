@@ -135,8 +135,13 @@ static void become_run(long uid, long gid, char *cgroup_procs, const char *filte
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail("pdeathsig");
     if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0) fail("dumpable");
     /* Ignored signals stay ignored across exec (Python ignores SIGPIPE and SIGXFSZ):
-     * give the program default dispositions and an empty mask. */
-    for (int sig = 1; sig < NSIG; sig++) signal(sig, SIG_DFL);
+     * give the program default dispositions and an empty mask. The server reset every
+     * signal once at its start and ignores only SIGPIPE since (NULL filter: server child). */
+    if (filter) {
+        for (int sig = 1; sig < NSIG; sig++) signal(sig, SIG_DFL);
+    } else {
+        signal(SIGPIPE, SIG_DFL);
+    }
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
@@ -211,6 +216,7 @@ static void serve_one(char *buf, size_t len, int fds[4]) {
 static int serve(const char *filter) {
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail("pdeathsig");
     if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) fail("dumpable");
+    for (int sig = 1; sig < NSIG; sig++) signal(sig, SIG_DFL);  /* once, for every child */
     signal(SIGPIPE, SIG_IGN);  /* a report pipe the agent closed must not end the server */
     /* Once for every run: children inherit no_new_privs and the filter (setuid in a child
      * still works: neither limits it). */
