@@ -299,6 +299,10 @@ class ContainerPool:
         await self.discard(slot, why)
 
     async def discard(self, slot: Slot, why: str) -> None:
+        if self._closed and not why:  # a release that finished after close(): not a failure
+            slot.conn.close()
+            await asyncio.to_thread(self._destroy, slot)
+            return
         log.warning("destroying sandbox container %s: %s", slot.name, why)
         self.last_destroy_reason = why
         slot.conn.close()
