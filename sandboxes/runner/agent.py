@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import select
 import socket
 import sys
 import traceback
@@ -80,7 +81,13 @@ def serve(channel: Channel, runner: Runner) -> None:
             if left:
                 ready["leftover"] = left
             channel.send(ready)
-        runner.housekeeping()  # while the host reads the reply: remove/make run cgroups
+        # While the host reads the reply: make the next run group, remove old ones unless
+        # the next request is already waiting.
+        runner.housekeeping(busy=lambda: _readable(channel.rfd))
+
+
+def _readable(fd: int) -> bool:
+    return bool(select.select([fd], [], [], 0)[0])
 
 
 def _stdio_channel() -> Channel:

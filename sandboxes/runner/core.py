@@ -350,7 +350,8 @@ class Runner:
 
     # -- run groups: made ahead and removed after the reply, off the request's path ---------
     def _take_group(self, lim: Limits) -> cgroups.RunCgroup:
-        self.housekeeping()
+        if self._spare is None or len(self._retired) > self._MAX_RETIRED:
+            self.housekeeping()  # library use (no agent loop calls it after each reply)
         group, self._spare = self._spare, None
         if group is None:
             group = self._new_group()
@@ -362,18 +363,16 @@ class Runner:
     def _new_group(self) -> cgroups.RunCgroup:
         return cgroups.RunCgroup(self.cfg.cgroup, f"run-{os.getpid()}-{next(self._counter)}")
 
-    def housekeeping(self) -> None:
-        """Remove finished run groups and make the next one (the agent calls this after
-        each reply; a run calls it first). A failure here is logged: the group was already
-        empty, and the next run makes its own group or gets an IE."""
+    _MAX_RETIRED = 8
+
+    def housekeeping(self, busy=None) -> None:
+        """Make the next run's group, then remove finished ones (the agent calls this after
+        each reply). ``busy()`` true: a request is waiting, so removals (of empty groups,
+        harmless meanwhile) wait for an idle moment, up to ``_MAX_RETIRED`` groups. A
+        failure here is logged: the group was already empty, and the next run makes its
+        own group or gets an IE."""
         if self.cfg.cgroup is None:
             return
-        while self._retired:
-            group = self._retired.pop()
-            try:
-                group.remove()
-            except cgroups.CgroupError as exc:
-                print(f"runner: {exc}", file=sys.stderr)
         if self._spare is None:
             try:
                 self._spare = self._new_group()
@@ -381,6 +380,12 @@ class Runner:
                     self._spare.set_limits(*self._last_limits)
             except cgroups.CgroupError as exc:
                 print(f"runner: cannot make the next run group: {exc}", file=sys.stderr)
+        while self._retired and (busy is None or len(self._retired) > self._MAX_RETIRED or not busy()):
+            group = self._retired.pop()
+            try:
+                group.remove()
+            except cgroups.CgroupError as exc:
+                print(f"runner: {exc}", file=sys.stderr)
 
     def _new_box(self) -> str:
         box = os.path.join(self.cfg.scratch_root, f"box-{os.getpid()}-{next(self._counter)}")
