@@ -77,11 +77,13 @@ class AgentConnection:
         self.ready_pending = False
 
     async def _frame(self, timeout_s: float) -> dict:
-        head = await asyncio.wait_for(self._reader.readexactly(4), timeout_s)
-        (n,) = struct.unpack(">I", head)
-        if n > _MAX_FRAME:
-            raise AgentError(f"agent sent a frame of {n} bytes")
-        return json.loads(await asyncio.wait_for(self._reader.readexactly(n), timeout_s))
+        async with asyncio.timeout(timeout_s):  # no task per read, unlike wait_for
+            head = await self._reader.readexactly(4)
+            (n,) = struct.unpack(">I", head)
+            if n > _MAX_FRAME:
+                raise AgentError(f"agent sent a frame of {n} bytes")
+            body = await self._reader.readexactly(n)
+        return json.loads(body)
 
     async def settle(self, timeout_s: float = 30.0) -> list[str]:
         """Wait for the agent's reset after the last compile/run; what it left over ([] clean)."""
@@ -108,7 +110,8 @@ class AgentConnection:
         body = json.dumps({**op, "id": rid}, separators=(",", ":")).encode()
         try:
             self._writer.write(struct.pack(">I", len(body)) + body)
-            await asyncio.wait_for(self._writer.drain(), timeout_s)
+            async with asyncio.timeout(timeout_s):
+                await self._writer.drain()
             reply = await self._frame(timeout_s)
         except asyncio.TimeoutError as e:
             raise AgentError(f"agent did not answer {op.get('op')!r} within {timeout_s:.1f} s") from e

@@ -207,9 +207,9 @@ class Slot:
         sock.setblocking(False)
         loop = asyncio.get_running_loop()
         try:
-            head = await asyncio.wait_for(_recv_exact(loop, sock, 4), timeout_s)
-            ready = self.chan.decode(await asyncio.wait_for(
-                _recv_exact(loop, sock, self.chan.frame_length(head)), timeout_s))
+            async with asyncio.timeout(timeout_s):  # no task per read, unlike wait_for
+                head = await _recv_exact(loop, sock, 4)
+                ready = self.chan.decode(await _recv_exact(loop, sock, self.chan.frame_length(head)))
         except (OSError, ProtocolError, asyncio.TimeoutError):
             self.last_kill_reason = "no reset frame after the last run"
             self.ready_pending = False
@@ -263,9 +263,10 @@ class Slot:
             sock.setblocking(False)
             loop = asyncio.get_running_loop()
             try:
-                await asyncio.wait_for(loop.sock_sendall(sock, self.chan.encode(req)), timeout_s)
-                head = await asyncio.wait_for(_recv_exact(loop, sock, 4), timeout_s)
-                body = await asyncio.wait_for(_recv_exact(loop, sock, self.chan.frame_length(head)), timeout_s)
+                async with asyncio.timeout(timeout_s):  # no task per step, unlike wait_for
+                    await loop.sock_sendall(sock, self.chan.encode(req))
+                    head = await _recv_exact(loop, sock, 4)
+                    body = await _recv_exact(loop, sock, self.chan.frame_length(head))
                 reply = self.chan.decode(body)
             except (OSError, ProtocolError, asyncio.TimeoutError) as exc:
                 self.kill()
