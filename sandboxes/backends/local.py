@@ -4,9 +4,10 @@ Why long-lived: a fresh ``bwrap --unshare-all`` per run costs about 8 ms (mostly
 network namespace), close to the run itself for a Python A+B. So each *slot* is one
 bwrap sandbox started once (new net/pid/ipc/uts/mount namespaces, read-only /usr, a
 minimal /etc, a size-capped tmpfs /tmp as scratch root, capabilities reduced to what the
-agent needs) holding one agent (``sandboxes.runner.agent``). The agent forks every run
-with rlimits, a fresh scratch dir, its own uid, no_new_privs and its own session, and
-kills every process of that uid afterwards. Slot i's runs execute as a uid leased
+agent needs) holding one agent (``sandboxes.runner.agent``). The agent's spawn server
+forks every run with rlimits, a fresh scratch dir, its own uid, no_new_privs and its own
+session, in its own cgroup, and the agent kills that group (without one: every process of
+that uid) before it replies. Slot i's runs execute as a uid leased
 exclusively by this backend (``uid_base + k``, flock'ed under ``lock_dir``), because
 RLIMIT_NPROC and ``kill(-1)`` work per uid and other backends may share the host.
 
