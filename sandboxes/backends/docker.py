@@ -32,6 +32,7 @@ from sandboxes.backends.base import SandboxBackend, SandboxError
 from sandboxes.backends.docker_pool import AgentError, AgentLost, ArtifactEvicted, ContainerPool, PoolSpec
 from sandboxes.backends.local import UidLease
 from sandboxes.backends.selftest import run_selftests
+from sandboxes.backends.slot_queue import PriorityGate
 from sandboxes.runner import batching, convert
 from sandboxes.types import Artifact, Batch, BatchResult, CompileResult, RunResult, RunSpec, Source, Status
 
@@ -87,6 +88,7 @@ class DockerBackend(SandboxBackend):
         self.pool: ContainerPool | None = None
         self._leases: list = []
         self._size = self.config.pool_size or os.cpu_count() or 1
+        self._gate = PriorityGate(self._size)  # batches share the pool oldest first
         self._client = None
 
     @property
@@ -169,7 +171,8 @@ class DockerBackend(SandboxBackend):
             raise SandboxError("docker backend is not started")
         return await batching.run_batch(
             batch, compile_fn=self._compile, run_fn=self._run, capacity=self.capacity,
-            program_bytes=self._program_bytes, output_store=self.output_store, backend=self.name)
+            program_bytes=self._program_bytes, output_store=self.output_store, backend=self.name,
+            gate=self._gate)
 
     async def _program_bytes(self, artifact: Artifact) -> bytes:
         if artifact.blob.data is not None:
@@ -193,7 +196,7 @@ class DockerBackend(SandboxBackend):
             art = reply.get("artifact")
             if art:
                 slot.artifacts.add(art["sha256"])
-            await self.pool.release(slot, *_reset_verdict(reply))
+            self.pool.release_later(slot, *_reset_verdict(reply))
             return convert.compile_result(reply)
         raise AssertionError("unreachable")
 
@@ -206,7 +209,10 @@ class DockerBackend(SandboxBackend):
             slot = await self.pool.acquire()
             try:
                 try:
-                    req = await asyncio.to_thread(self._request, spec, artifact, program, sha in slot.artifacts)
+                    if _all_inline(spec):  # nothing to fetch: no thread hop
+                        req = self._request(spec, artifact, program, sha in slot.artifacts)
+                    else:
+                        req = await asyncio.to_thread(self._request, spec, artifact, program, sha in slot.artifacts)
                 except Exception as e:  # a missing or corrupted test blob: our failure, not the code's
                     await self.pool.release(slot, ok=True)
                     return convert.ie_result(spec.id, f"cannot resolve run inputs: {e}")
@@ -225,13 +231,18 @@ class DockerBackend(SandboxBackend):
                 raise
             slot.artifacts.add(sha)
             slot.runs += 1
-            await self.pool.release(slot, *_reset_verdict(reply))
+            # The result goes back now; the slot is checked and rejoins the pool meanwhile.
+            self.pool.release_later(slot, *_reset_verdict(reply))
             return convert.run_result(spec.id, reply)
         raise AssertionError("unreachable")
 
     def _request(self, spec: RunSpec, artifact: Artifact, program: bytes, held: bool) -> dict:
         return convert.run_request(spec, convert.program_ref(artifact, program, with_data=not held),
                                    self.resolver, [])
+
+
+def _all_inline(spec: RunSpec) -> bool:
+    return (spec.stdin is None or spec.stdin.data is not None) and all(b.data is not None for b in spec.files.values())
 
 
 def _reset_verdict(reply: dict) -> tuple[bool, str]:

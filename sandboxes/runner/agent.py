@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import select
 import socket
 import sys
 import traceback
@@ -29,8 +30,11 @@ def handle(runner: Runner, req: dict, fds: list[int]) -> tuple[dict, bool]:
     op = req.get("op")
     try:
         if op == "hello":
-            return {"ok": True, "protocol": PROTOCOL_VERSION, "pid": os.getpid(), "uid": os.getuid(),
-                    "run_uid": runner.cfg.uid, "spawn": "shim" if runner.shim else "fork",
+            # The host may take each compile/run's reset off its path: the agent then
+            # answers first and sends {"id", "ready", "leftover"?} once the reset is done.
+            runner.defer_reset = bool(req.get("reset_after_reply"))
+            return {"ok": True, "reset_after_reply": runner.defer_reset, "protocol": PROTOCOL_VERSION, "pid": os.getpid(), "uid": os.getuid(),
+                    "run_uid": runner.cfg.uid, "spawn": runner.spawn_mode,
                     "accounting": runner.accounting,
                     "languages": languages.describe()}, True
         if op == "compile":
@@ -67,7 +71,23 @@ def serve(channel: Channel, runner: Runner) -> None:
         channel.send(reply)
         if not keep_going:
             return
-        runner.housekeeping()  # while the host reads the reply: remove/make run cgroups
+        if runner.defer_reset and req.get("op") in ("compile", "run"):
+            try:
+                left = runner.finish_reset()
+            except Exception as exc:  # noqa: BLE001 - a reset that failed leaves a dirty sandbox
+                traceback.print_exc(file=sys.stderr)
+                left = [f"reset failed: {type(exc).__name__}: {exc}"]
+            ready = {"id": req.get("id"), "ready": True}
+            if left:
+                ready["leftover"] = left
+            channel.send(ready)
+        # While the host reads the reply: make the next run group, remove old ones unless
+        # the next request is already waiting.
+        runner.housekeeping(busy=lambda: _readable(channel.rfd))
+
+
+def _readable(fd: int) -> bool:
+    return bool(select.select([fd], [], [], 0)[0])
 
 
 def _stdio_channel() -> Channel:
@@ -98,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cgroup", action="append", default=[], metavar="KEY=DIR",
                    help="a cgroup dir delegated to this agent (KEY: unified for v2, or a v1 "
                         "controller: cpuacct, memory, pids, freezer); runs get groups below it")
-    p.add_argument("--spawn", choices=["auto", "shim", "fork"], default="auto",
+    p.add_argument("--spawn", choices=["auto", "server", "shim", "fork"], default="auto",
                    help="start runs via the C spawn shim (fast) or os.fork (no compiler needed)")
     a = p.parse_args(argv)
 

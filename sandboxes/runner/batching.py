@@ -8,7 +8,10 @@ and this module applies the batch semantics the same way for all of them:
 - ``stop_on_failure``: once a run is not OK, runs that have not started yet are skipped
   (status copied from the first failure, ``skipped=True``); runs already going finish;
 - ``output_to_store``: each stdout goes to the output store and the result carries a link;
-- results come back in the order of ``batch.runs``.
+- results come back in the order of ``batch.runs``;
+- up to ``capacity`` runs of a batch are in flight, and where batches compete for slots
+  the older batch's runs get them first (``slot_queue``), so submissions finish one
+  after another instead of all together at the end.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
+from sandboxes.backends.slot_queue import RUN_ORDER, PriorityGate, next_batch_number
 from sandboxes.types import (Artifact, Batch, BatchResult, CompileResult, RunResult, RunSpec,
                              Source, Status)
 
@@ -29,13 +33,19 @@ def skipped(spec: RunSpec, status: Status, why: str) -> RunResult:
 
 async def run_batch(batch: Batch, *, compile_fn: CompileFn, run_fn: RunFn, capacity: int,
                     program_bytes: Callable[[Artifact], Awaitable[bytes]],
-                    output_store=None, backend: str = "") -> BatchResult:
+                    output_store=None, backend: str = "", gate: PriorityGate | None = None) -> BatchResult:
+    """``gate``: the backend's own ``PriorityGate`` (one per backend, permits = slots), so
+    batches share its slots oldest first; None: this batch alone is held to ``capacity``."""
     comp: CompileResult | None = None
+    seq = next_batch_number()
     if isinstance(batch.program, Source):
+        token = RUN_ORDER.set((seq, -1))  # the compile waits in line as this batch
         try:
             comp = await compile_fn(batch.program)
         except Exception as exc:  # noqa: BLE001 - as above
             comp = CompileResult(status=Status.IE, log=f"backend failed: {type(exc).__name__}: {exc}")
+        finally:
+            RUN_ORDER.reset(token)
         if comp.status != Status.OK or comp.artifact is None:
             status = comp.status if comp.status != Status.OK else Status.IE
             return BatchResult(compile=comp, backend=backend,
@@ -52,9 +62,11 @@ async def run_batch(batch: Batch, *, compile_fn: CompileFn, run_fn: RunFn, capac
 
     results: list[RunResult | None] = [None] * len(batch.runs)
     first_failure: list[RunResult] = []
-    sem = asyncio.Semaphore(max(1, capacity))
+    sem = gate if gate is not None else asyncio.Semaphore(max(1, capacity))
 
     async def one(i: int, spec: RunSpec) -> None:
+        # Slots go to the oldest batch's runs first (sandboxes/backends/slot_queue.py).
+        RUN_ORDER.set((seq, i))
         async with sem:
             if batch.stop_on_failure and first_failure:
                 f = first_failure[0]

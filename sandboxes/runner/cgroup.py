@@ -103,6 +103,7 @@ class RunCgroup:
         self.version = parent.version
         self.paths = {k: os.path.join(d, name) for k, d in parent.dirs.items()}
         self._empty = False
+        self.limits: tuple[int, int] | None = None  # (memory bytes, pids) once set
         made = []
         try:
             for path in self.paths.values():
@@ -114,6 +115,7 @@ class RunCgroup:
                 made.append(path)
             if memory_bytes is not None and max_pids is not None:
                 self._set_limits(memory_bytes, max_pids)
+                self.limits = (memory_bytes, max_pids)
         except OSError as exc:
             for path in made:
                 try:
@@ -125,7 +127,9 @@ class RunCgroup:
     def set_limits(self, memory_bytes: int, max_pids: int) -> None:
         try:
             self._set_limits(memory_bytes, max_pids)
+            self.limits = (memory_bytes, max_pids)
         except OSError as exc:
+            self.limits = None
             raise CgroupError(exc.errno or errno.EIO, f"cannot set run cgroup limits: {exc}") from exc
 
     def _set_limits(self, memory_bytes: int, max_pids: int) -> None:
@@ -137,9 +141,14 @@ class RunCgroup:
             _write(f"{d}/pids.max", str(max_pids))
             return
         mem = self.paths["memory"]
-        _write(f"{mem}/memory.limit_in_bytes", str(memory_bytes))
+        files = [f"{mem}/memory.limit_in_bytes"]
         if os.path.exists(f"{mem}/memory.memsw.limit_in_bytes"):  # no swapping past the limit
-            _write(f"{mem}/memory.memsw.limit_in_bytes", str(memory_bytes))
+            # memsw may never be below the memory limit: raise it first, lower it last (a
+            # spare group made ahead of time carries the previous run's limits).
+            memsw = f"{mem}/memory.memsw.limit_in_bytes"
+            files = [memsw, files[0]] if self.limits and memory_bytes > self.limits[0] else [files[0], memsw]
+        for path in files:
+            _write(path, str(memory_bytes))
         _write(f"{self.paths['pids']}/pids.max", str(max_pids))
 
     @property

@@ -33,6 +33,7 @@ from sandboxes.runner.classify import classify
 from sandboxes.runner.limits import Limits, rlimits_for
 from sandboxes.runner import reset, shim
 from sandboxes.runner.process import Identity, Outcome, run_process
+from sandboxes.runner.spawn import SpawnServer
 
 MAX_ARTIFACT_BYTES = 256 << 20
 COMPILE_LOG_BYTES = 64 << 10
@@ -59,8 +60,10 @@ class RunnerConfig:
     # Without a run uid (Lambda) runs can write wherever the runner can: entries that
     # appear in these dirs during a run are removed after it (entries present at start stay).
     wipe_new_in: list[str] = field(default_factory=list)
-    # How runs are started: "shim" (posix_spawn of spawn_shim.c, ~1 ms), "fork" (os.fork,
-    # ~10 ms on these VMs), "auto" (shim when a C compiler can build it, else fork).
+    # How runs are started: "server" (a long-lived spawn_shim --serve forks each run: one
+    # exec a run), "shim" (posix_spawn of spawn_shim.c: two execs, ~0.5 ms more), "fork"
+    # (os.fork, ~10 ms on these VMs), "auto" (server, or shim where runs share our uid and
+    # the stray sweep would kill a long-lived server; fork when no C compiler).
     spawn: str = "auto"
     # The runner owns its IPC namespace (a slot, a container, a Lambda function): empty it
     # (SysV shm/msg/sem, POSIX queues) after every run. Never on a shared host namespace.
@@ -97,20 +100,36 @@ class Runner:
         self._counter = itertools.count()
         self._artifacts: OrderedDict[str, tuple[str, bytes]] = OrderedDict()
         os.makedirs(cfg.scratch_root, exist_ok=True)
-        if cfg.spawn not in ("auto", "shim", "fork"):
-            raise ValueError(f"spawn must be auto, shim or fork, not {cfg.spawn!r}")
+        if cfg.spawn not in ("auto", "server", "shim", "fork"):
+            raise ValueError(f"spawn must be auto, server, shim or fork, not {cfg.spawn!r}")
         self._preexisting = {d: self._entries(d) for d in cfg.wipe_new_in}
         self.leftover: list[str] = []  # what the last clean-up could not remove (reset.leftovers)
         self._spare: cgroups.RunCgroup | None = None
         self._retired: list[cgroups.RunCgroup] = []
+        self._last_limits: tuple[int, int] | None = None
+        self._deferred: list[str] = []  # boxes whose reset waits for finish_reset
+        self._kill_failed = ""
+        self._ipc_found = False  # the last clear found IPC objects: the check must look again
         if cfg.cgroup is not None:
             cgroups.sweep(cfg.cgroup)  # groups a previous agent in this slot left mid-run
         self.shim = None
+        self.server: SpawnServer | None = None
         if cfg.spawn != "fork":
             # Private (0700) dir of ours beside the boxes; runs of another uid cannot touch it.
             self.shim = shim.build(os.path.join(cfg.scratch_root, f".runner-{os.getpid()}"))
-            if self.shim is None and cfg.spawn == "shim":
-                raise RuntimeError("spawn='shim' but the spawn shim could not be built (no C compiler?)")
+            if self.shim is None and cfg.spawn in ("shim", "server"):
+                raise RuntimeError(f"spawn={cfg.spawn!r} but the spawn shim could not be built (no C compiler?)")
+            if self.shim is not None and (cfg.spawn == "server" or (cfg.spawn == "auto" and not cfg.sweep_own_uid)):
+                self.server = SpawnServer(self.shim)
+
+    @property
+    def spawn_mode(self) -> str:
+        return "server" if self.server else "shim" if self.shim else "fork"
+
+    def close(self) -> None:
+        """Stop the spawn server (it also ends with this process, or at EOF)."""
+        if self.server is not None:
+            self.server.close()
 
     @property
     def accounting(self) -> str:
@@ -125,6 +144,25 @@ class Runner:
     def run(self, req: dict, fds: list[int] | None = None) -> dict:
         self.leftover = []
         return self._tag_leftover(self._run(req, fds))
+
+    # -- reset after the reply (agent mode, when the host asked for it in hello) -----------
+    # The run's processes are dead before its reply (its group was emptied, or its uid
+    # swept); what moves after the reply is the rest of the reset: IPC clear, box and wipe
+    # dirs removed, scratch root swept, and the check. The agent reads no next request
+    # before ``finish_reset`` has run, and the host reuses the sandbox only after the
+    # frame that carries its result, so no later run can see the state in between.
+    defer_reset = False
+
+    def finish_reset(self) -> list[str]:
+        """Clean up after the last compile/run (deferred); returns what was left over."""
+        self.leftover = []
+        boxes, self._deferred = self._deferred, []
+        for box in boxes:
+            self._reset(box)
+        if self._kill_failed:
+            self.leftover.append(self._kill_failed)
+            self._kill_failed = ""
+        return list(self.leftover)
 
     def _tag_leftover(self, reply: dict) -> dict:
         """A reply whose clean-up left something says so: the backend must not reuse this
@@ -302,7 +340,7 @@ class Runner:
                 rlimits=rlimits_for(lim, stack_mb=lang.stack_mb, cgroup=group is not None),
                 ident=self.ident, cpu_limit_s=lim.cpu_time_s, wall_limit_s=lim.wall_time_s,
                 output_cap=lim.output_bytes, stderr_cap=lim.stderr_bytes, shim=self.shim,
-                cgroup=group)
+                cgroup=group, server=self.server)
         finally:
             if group is not None:
                 group.kill()  # empty before the reply (run_process killed it: normally a no-op)
@@ -312,33 +350,42 @@ class Runner:
 
     # -- run groups: made ahead and removed after the reply, off the request's path ---------
     def _take_group(self, lim: Limits) -> cgroups.RunCgroup:
-        self.housekeeping()
+        if self._spare is None or len(self._retired) > self._MAX_RETIRED:
+            self.housekeeping()  # library use (no agent loop calls it after each reply)
         group, self._spare = self._spare, None
         if group is None:
             group = self._new_group()
-        group.set_limits(lim.memory_bytes, lim.max_processes)
+        if group.limits != (lim.memory_bytes, lim.max_processes):  # the spare has the last run's
+            group.set_limits(lim.memory_bytes, lim.max_processes)
+        self._last_limits = (lim.memory_bytes, lim.max_processes)
         return group
 
     def _new_group(self) -> cgroups.RunCgroup:
         return cgroups.RunCgroup(self.cfg.cgroup, f"run-{os.getpid()}-{next(self._counter)}")
 
-    def housekeeping(self) -> None:
-        """Remove finished run groups and make the next one (the agent calls this after
-        each reply; a run calls it first). A failure here is logged: the group was already
-        empty, and the next run makes its own group or gets an IE."""
+    _MAX_RETIRED = 8
+
+    def housekeeping(self, busy=None) -> None:
+        """Make the next run's group, then remove finished ones (the agent calls this after
+        each reply). ``busy()`` true: a request is waiting, so removals (of empty groups,
+        harmless meanwhile) wait for an idle moment, up to ``_MAX_RETIRED`` groups. A
+        failure here is logged: the group was already empty, and the next run makes its
+        own group or gets an IE."""
         if self.cfg.cgroup is None:
             return
-        while self._retired:
+        if self._spare is None:
+            try:
+                self._spare = self._new_group()
+                if self._last_limits is not None:  # most runs of a batch share their limits
+                    self._spare.set_limits(*self._last_limits)
+            except cgroups.CgroupError as exc:
+                print(f"runner: cannot make the next run group: {exc}", file=sys.stderr)
+        while self._retired and (busy is None or len(self._retired) > self._MAX_RETIRED or not busy()):
             group = self._retired.pop()
             try:
                 group.remove()
             except cgroups.CgroupError as exc:
                 print(f"runner: {exc}", file=sys.stderr)
-        if self._spare is None:
-            try:
-                self._spare = self._new_group()
-            except cgroups.CgroupError as exc:
-                print(f"runner: cannot make the next run group: {exc}", file=sys.stderr)
 
     def _new_box(self) -> str:
         box = os.path.join(self.cfg.scratch_root, f"box-{os.getpid()}-{next(self._counter)}")
@@ -386,14 +433,38 @@ class Runner:
 
     # -- after every compile/run: nothing of it may survive --------------------------------
     def _cleanup(self, box: str) -> None:
-        if self.cfg.uid is not None:
+        try:
+            self._kill_leftovers()  # raises if processes survive: the request fails as IE
+        except Exception as exc:
+            self._kill_failed = f"processes survived the kill: {exc}"
+            raise
+        finally:
+            if self.defer_reset:
+                self._deferred.append(box)
+            else:
+                self._reset(box)
+
+    def _kill_leftovers(self) -> None:
+        """Before the reply: no process of the run may outlive it (its group is empty by now)."""
+        if self.cfg.uid is not None and self.cfg.cgroup is None:
+            # Without a run group nothing else names a daemon that left the run's session.
+            # With one, ``_exec`` has already emptied the group, and every process of the
+            # run uid is in it: the program joins it before it drops to the run uid, and
+            # the run uid cannot write any cgroup.procs/tasks file to leave (root's, 0644).
             kill_uid(self.cfg.uid)
         if self.cfg.sweep_own_uid and self.cfg.uid is None:
             reset.kill_own_uid_strays()
         if self.cfg.reap_orphans:
             reset.reap_children()
-        if self.cfg.clear_ipc:  # after the kill: an attached, IPC_RMID-marked segment is freed now
-            reset.clear_ipc(self.cfg.uid)
+        if self.cfg.clear_ipc:
+            # Before the reply too: removing needs a child of the run uid, and no process of
+            # that uid may be seen after a reply. After the kill, so an attached segment
+            # marked for removal is freed now. Costs a few syscalls when nothing is there.
+            self._ipc_found = reset.clear_ipc(self.cfg.uid) or self._ipc_found
+
+    def _reset(self, box: str) -> None:
+        """Everything but processes: IPC, files, then the check (``self.leftover``)."""
+        ipc_found, self._ipc_found = self._ipc_found, False
         shutil.rmtree(box, ignore_errors=True)  # never follows symlinks
         for d in self.cfg.wipe_dirs:
             empty_dir(d)
@@ -417,8 +488,11 @@ class Runner:
                 if not self._runner_owned(entry.name):
                     _remove(entry.path)
         if self.cfg.uid is not None or self.cfg.clear_ipc or self.cfg.sweep_own_uid:
+            # The IPC check reads the namespace again only if the clear found something: when
+            # it found it empty, no process of the run was left to create an object (all
+            # dead before it looked) and the agent makes none, so it is still empty.
             self.leftover = reset.leftovers(
-                ipc=self.cfg.clear_ipc, empty_dirs=self.cfg.wipe_dirs,
+                ipc=ipc_found, empty_dirs=self.cfg.wipe_dirs,
                 scratch_root=self.cfg.scratch_root, keep_in_scratch=self._runner_owned)
 
     @staticmethod

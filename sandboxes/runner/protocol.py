@@ -33,6 +33,31 @@ class Channel:
     def from_socket(cls, sock: socket.socket) -> "Channel":
         return cls(sock.fileno(), sock=sock)
 
+    @staticmethod
+    def encode(obj: dict) -> bytes:
+        """A whole frame (header + body), for callers that write it themselves (asyncio)."""
+        body = json.dumps(obj, separators=(",", ":")).encode()
+        if len(body) > MAX_FRAME:
+            raise ProtocolError(f"frame of {len(body)} bytes exceeds {MAX_FRAME}")
+        return _HDR.pack(len(body)) + body
+
+    @staticmethod
+    def frame_length(hdr: bytes) -> int:
+        (n,) = _HDR.unpack(hdr)
+        if n > MAX_FRAME:
+            raise ProtocolError(f"frame length {n} exceeds {MAX_FRAME}")
+        return n
+
+    @staticmethod
+    def decode(body: bytes) -> dict:
+        try:
+            obj = json.loads(body)
+        except ValueError as exc:
+            raise ProtocolError(f"frame is not JSON: {exc}") from None
+        if not isinstance(obj, dict):
+            raise ProtocolError("frame must hold a JSON object")
+        return obj
+
     def send(self, obj: dict, fds: list[int] | None = None) -> None:
         body = json.dumps(obj, separators=(",", ":")).encode()
         if len(body) > MAX_FRAME:
@@ -74,17 +99,7 @@ class Channel:
                 hdr += self._read_exact(_HDR.size - len(hdr))
         else:
             hdr = self._read_exact(_HDR.size)
-        (n,) = _HDR.unpack(hdr)
-        if n > MAX_FRAME:
-            raise ProtocolError(f"frame length {n} exceeds {MAX_FRAME}")
-        body = self._read_exact(n)
-        try:
-            obj = json.loads(body)
-        except ValueError as exc:
-            raise ProtocolError(f"frame is not JSON: {exc}") from None
-        if not isinstance(obj, dict):
-            raise ProtocolError("frame must hold a JSON object")
-        return obj, fds
+        return self.decode(self._read_exact(self.frame_length(hdr))), fds
 
     def close(self) -> None:
         if self.sock is not None:

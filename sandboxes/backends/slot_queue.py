@@ -1,0 +1,112 @@
+"""Idle sandbox slots, handed out oldest batch first (host side, asyncio).
+
+Why not a plain FIFO queue: every batch (one submission's tests) may use every slot, so
+when several batches wait, a FIFO of waiters serves them in turn, one test each: every
+submission then progresses at 1/k of the machine and all k finish together, as late as
+the last. Handing a free slot to the waiting run of the *oldest* batch instead keeps the
+same throughput (a slot is never left idle while any run waits) but finishes submissions
+one after another: the first after its own share of the work, not after everyone's.
+
+The priority comes from ``RUN_ORDER`` (a context variable ``sandboxes.runner.batching``
+sets for a batch's compile and each of its runs: batch sequence number, run index);
+a caller without one is placed by the moment it asks, like a batch that arrived then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import heapq
+import itertools
+from collections import deque
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+RUN_ORDER: contextvars.ContextVar[tuple[int, int] | None] = contextvars.ContextVar("run_order", default=None)
+_arrivals = itertools.count()
+
+
+def next_batch_number() -> int:
+    """A batch's place in line (shared by every backend of this process: arrival order)."""
+    return next(_arrivals)
+
+
+class SlotQueue(Generic[T]):
+    """``put_nowait``/``get``/``qsize`` like ``asyncio.Queue``; ``get`` by RUN_ORDER."""
+
+    def __init__(self):
+        self._queue: deque[T] = deque()  # idle slots (tests peek at _queue[0])
+        self._waiters: list[tuple[tuple[int, int], int, asyncio.Future]] = []
+        self._tie = itertools.count()
+
+    def qsize(self) -> int:
+        return len(self._queue)
+
+    def put_nowait(self, slot: T) -> None:
+        while self._waiters:
+            _, _, fut = heapq.heappop(self._waiters)
+            if not fut.done():
+                fut.set_result(slot)
+                return
+        self._queue.append(slot)
+
+    async def get(self) -> T:
+        if self._queue and not self._waiters:
+            return self._queue.popleft()
+        order = RUN_ORDER.get()
+        if order is None:
+            order = (next_batch_number(), 0)
+        fut = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._waiters, (order, next(self._tie), fut))
+        if self._queue:  # a slot is free but others were waiting: the best waiter takes it
+            self.put_nowait(self._queue.popleft())
+        try:
+            return await fut
+        except asyncio.CancelledError:
+            if fut.done() and not fut.cancelled():
+                self.put_nowait(fut.result())  # handed to us as we were cancelled: pass it on
+            raise
+
+
+class PriorityGate:
+    """At most ``permits`` runs in flight on a backend, admitted oldest batch first.
+
+    A per-batch semaphore cannot do this: a run of batch A frees its permit only after its
+    slot went back, and by then the slot has gone to whichever run was waiting, usually
+    another batch's. With one gate per backend (permits = slots), the next permit goes to
+    the best waiting run by ``RUN_ORDER``, and a permit always finds a slot.
+    """
+
+    def __init__(self, permits: int):
+        self._free = max(1, permits)
+        self._waiters: list[tuple[tuple[int, int], int, asyncio.Future]] = []
+        self._tie = itertools.count()
+
+    async def acquire(self) -> None:
+        if self._free > 0 and not self._waiters:
+            self._free -= 1
+            return
+        order = RUN_ORDER.get() or (next_batch_number(), 0)
+        fut = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._waiters, (order, next(self._tie), fut))
+        try:
+            await fut
+        except asyncio.CancelledError:
+            if fut.done() and not fut.cancelled():
+                self.release()  # granted as we were cancelled: pass the permit on
+            raise
+
+    def release(self) -> None:
+        while self._waiters:
+            _, _, fut = heapq.heappop(self._waiters)
+            if not fut.done():
+                fut.set_result(None)
+                return
+        self._free += 1
+
+    async def __aenter__(self):
+        await self.acquire()
+        return self
+
+    async def __aexit__(self, *exc):
+        self.release()

@@ -1,0 +1,130 @@
+"""Watch a started program until its main process ends or a limit is hit (stdlib only).
+
+One poll loop over the output pipes, the report pipe and (when the program is our own
+child) a pidfd: output goes to the ``Capture``, report lines are collected, CPU time is
+read from the meter only once the budget could have been spent, and the wall deadline
+bounds the wait. A limit kills the whole run (``kill_run``).
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import time
+
+from sandboxes.runner.capture import CHUNK, Capture
+from sandboxes.runner.spawn import Started
+
+_CPU_POLL_MAX_S = 0.05
+_NCPU = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def kill_run(st: Started, cgroup) -> None:
+    """The cgroup (everything the run started, setsid or not), then the program's session group."""
+    if cgroup is not None:
+        cgroup.kill()
+    # The group, and the process itself if setsid() was not reached (shim/fork: it is our
+    # unreaped child, so its pid cannot have been reused).
+    kills = (os.killpg, os.kill) if st.child_of_ours else (os.killpg,)
+    for fn in kills:
+        try:
+            fn(st.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _has_exited(pid: int) -> bool:
+    """Without a pidfd (old kernels): has pid exited? Leaves it unreaped (WNOWAIT)."""
+    info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    return info is not None
+
+
+def watch(st: Started, cap: Capture, meter, cgroup, cpu_limit_s: float, wall_limit_s: float,
+          start: float) -> tuple[str | None, bytearray, bool]:
+    """Returns (killed_for, report lines read, whether the report pipe reached EOF)."""
+    report = bytearray(st.report)
+    pidfd = -1
+    if st.child_of_ours:
+        try:
+            pidfd = os.pidfd_open(st.pid)
+        except OSError:
+            pidfd = -1
+    poller = select.poll()
+    for fd in (st.out_r, st.err_r, st.ep_r):
+        poller.register(fd, select.POLLIN)
+    if pidfd >= 0:
+        poller.register(pidfd, select.POLLIN)
+    deadline = start + wall_limit_s
+    # No CPU check before the whole budget could have been spent: short runs never poll.
+    next_cpu_check = start + max(meter.min_poll_s, min(_CPU_POLL_MAX_S, cpu_limit_s / _NCPU))
+    killed_for = None
+    report_eof = False
+    try:
+        while killed_for is None:
+            now = time.monotonic()
+            if now >= deadline:
+                killed_for = "wall"
+                break
+            if now >= next_cpu_check:
+                used = meter.cpu_s()
+                if used >= cpu_limit_s:
+                    killed_for = "cpu"
+                    break
+                # CPU time grows at most _NCPU times as fast as the clock: sleeping for the
+                # budget left / _NCPU cannot overshoot by more than one minimum poll.
+                left = (cpu_limit_s - used) / _NCPU
+                next_cpu_check = now + max(meter.min_poll_s, min(_CPU_POLL_MAX_S, left))
+                if st.child_of_ours and pidfd < 0 and _has_exited(st.pid):
+                    break
+            timeout = max(0.0, min(deadline, next_cpu_check) - now)
+            exited = False
+            for fd, _ev in poller.poll(timeout * 1000 + 1):
+                if fd == pidfd:
+                    exited = True
+                    continue
+                try:
+                    chunk = os.read(fd, CHUNK if fd != st.ep_r else 4096)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    poller.unregister(fd)
+                    if fd == st.ep_r:
+                        report_eof = True
+                        # Server: EOF follows the R line (the main process has ended and
+                        # been reaped) or the server's death; either way the wait is over.
+                        exited = exited or not st.child_of_ours
+                    continue
+                if fd == st.ep_r:
+                    report += chunk
+                    continue
+                cap.add(fd == st.out_r, chunk)
+                if cap.over:
+                    killed_for = "output"
+                    break
+            if exited:
+                break
+    finally:
+        if pidfd >= 0:
+            os.close(pidfd)
+    if killed_for is not None:
+        kill_run(st, cgroup)
+    return killed_for, report, report_eof
+
+
+def read_report_to_eof(ep_r: int, report: bytearray, timeout_s: float = 10.0) -> bool:
+    """Block until the report pipe's EOF (the server's R line after a kill); False on timeout."""
+    poller = select.poll()
+    poller.register(ep_r, select.POLLIN)
+    deadline = time.monotonic() + timeout_s
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not poller.poll(left * 1000):
+            return False
+        try:
+            chunk = os.read(ep_r, 4096)
+        except BlockingIOError:
+            continue
+        if not chunk:
+            return True
+        report += chunk

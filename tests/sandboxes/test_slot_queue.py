@@ -1,0 +1,78 @@
+"""Free slots go to the oldest batch's waiting run first (sandboxes/backends/slot_queue.py)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from sandboxes.backends.slot_queue import RUN_ORDER, SlotQueue
+
+
+async def _take(q: SlotQueue, order, got: list):
+    RUN_ORDER.set(order)
+    slot = await q.get()
+    got.append((order, slot))
+    return slot
+
+
+async def test_a_free_slot_goes_to_the_oldest_batch_not_the_first_to_ask():
+    q: SlotQueue[str] = SlotQueue()
+    got: list = []
+    # Batch 7 asks first, then batch 2 (older) and batch 2's earlier run.
+    tasks = [asyncio.create_task(_take(q, o, got)) for o in ((7, 0), (2, 5), (2, 1))]
+    await asyncio.sleep(0)
+    for name in ("a", "b", "c"):
+        q.put_nowait(name)
+    await asyncio.gather(*tasks)
+    assert got == [((2, 1), "a"), ((2, 5), "b"), ((7, 0), "c")]
+    assert q.qsize() == 0
+
+
+async def test_idle_slots_are_handed_out_at_once_and_a_cancelled_waiter_loses_nothing():
+    q: SlotQueue[str] = SlotQueue()
+    q.put_nowait("x")
+    assert await q.get() == "x"
+    waiter = asyncio.create_task(_take(q, (1, 0), []))
+    other = asyncio.create_task(_take(q, (3, 0), got := []))
+    await asyncio.sleep(0)
+    waiter.cancel()
+    await asyncio.sleep(0)
+    q.put_nowait("y")
+    await other
+    assert got == [((3, 0), "y")], "the slot skipped the cancelled waiter"
+
+
+async def test_concurrent_batches_share_the_slots_oldest_first():
+    """Two submissions of 6 tests on 2 slots: with the backend's gate the first one's tests
+    all start before the second's (it finishes after its own work); with a semaphore per
+    batch (the old way) they alternate and both finish at the end."""
+    from sandboxes.backends.slot_queue import PriorityGate
+    from sandboxes.runner.batching import run_batch
+    from sandboxes.types import Artifact, Batch, Blob, RunResult, RunSpec, Status
+
+    async def order_of_starts(gate):
+        slots: SlotQueue[int] = SlotQueue()
+        for i in range(2):
+            slots.put_nowait(i)
+        started: list[str] = []
+
+        async def run_fn(art, data, spec):
+            slot = await slots.get()
+            started.append(spec.id)
+            await asyncio.sleep(0.001)
+            slots.put_nowait(slot)
+            return RunResult(id=spec.id, status=Status.OK)
+
+        async def program_bytes(art):
+            return b""
+
+        art = Artifact(language="binary", blob=Blob(data=b"x"))
+
+        def batch(name):
+            return Batch(program=art, runs=[RunSpec(id=f"{name}{i}") for i in range(6)])
+
+        await asyncio.gather(*(run_batch(batch(n), compile_fn=None, run_fn=run_fn, capacity=2,
+                                         program_bytes=program_bytes, gate=gate) for n in "AB"))
+        return "".join(s[0] for s in started)
+
+    assert await order_of_starts(PriorityGate(2)) == "AAAAAABBBBBB"
+    assert await order_of_starts(None) != "AAAAAABBBBBB"  # the per-batch semaphore interleaves
