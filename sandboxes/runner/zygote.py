@@ -290,10 +290,14 @@ def _setup():
 
 
 _code, _globals = _setup()
+# The submission's globals must be referenced by its __main__ alone, so that the
+# interpreter's shutdown clears them (and runs their __del__) as for a script.
 try:
     exec(_code, _globals)
-except SystemExit:
-    raise
 except BaseException as _exc:  # noqa: BLE001
     del _code, _globals
+    if isinstance(_exc, SystemExit):
+        raise  # the interpreter's own handling: exit status, message, shutdown
     _uncaught(_exc)
+else:
+    del _code, _globals
