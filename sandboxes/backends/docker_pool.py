@@ -118,6 +118,24 @@ def _run_group_pids(runs: CgroupDirs) -> list[int]:
     return sorted(set(found))
 
 
+def _zygotes(agent_pid: int, pids: set[int]) -> list[int]:
+    """The agent's Python fork server: its child, root, running zygote.py (a run's process
+    has the run uid, and a run cannot start a root process: it is not a leftover)."""
+    found = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+            if ppid != agent_pid or os.stat(f"/proc/{pid}").st_uid != 0:
+                continue
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"sandboxes/runner/zygote.py" in f.read():
+                    found.append(pid)
+        except (OSError, ValueError, IndexError):
+            pass
+    return found
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -160,6 +178,7 @@ class PoolSpec:
     start_timeout_s: float
     ipc_root: Path | None = None
     cgroups: bool = True  # a cgroup per run (when the host allows: see ContainerPool.accounting)
+    python_fork_server: bool = True  # Python tests as forks of a zygote (sandboxes/runner/pyfork.py)
 
 
 class ContainerPool:
@@ -282,8 +301,10 @@ class ContainerPool:
         root = Path(f"/proc/{slot.agent_pid}/root")
         try:
             procs = self._container_pids(slot)
-            if procs is not None and procs != {slot.agent_pid}:
-                return f"processes other than the agent remain: {sorted(procs - {slot.agent_pid})}"
+            if procs is not None:
+                procs -= {slot.agent_pid, *_zygotes(slot.agent_pid, procs)}
+                if procs:
+                    return f"processes other than the agent remain: {sorted(procs)}"
             if slot.runs_cgroup is not None:
                 left = _run_group_pids(slot.runs_cgroup)
                 if left:
@@ -356,6 +377,8 @@ class ContainerPool:
                  "-m", "sandboxes.runner.agent", "--listen", "/ipc/agent.sock",
                  "--scratch-root", "/sandbox", "--run-uid", str(run_uid), "--run-gid", str(run_uid),
                  "--wipe", "/dev/shm", "--clear-ipc"]
+        if not spec.python_fork_server:
+            agent += ["--python-fork-server", "off"]
         kwargs = {}
         if spec.cpus:
             kwargs["nano_cpus"] = int(spec.cpus * 1e9)
