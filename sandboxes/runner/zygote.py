@@ -22,6 +22,7 @@ _BASE_MODULES = frozenset(sys.modules)
 _BASE_IMPORTER_CACHE = dict(sys.path_importer_cache)
 
 import _signal  # noqa: E402  (in a fresh interpreter's set)
+import _weakref  # noqa: E402
 import io  # noqa: E402
 import marshal  # noqa: E402
 import posix  # noqa: E402
@@ -65,11 +66,22 @@ def _clear_inheritable_caps():
         _libc.capset(ctypes.byref(hdr), data)
 
 
+_SECCOMP_CACHE = {}
+
+
+def _prepare_seccomp(filt):
+    """In the zygote: the filter's ctypes program, built once (children only call prctl)."""
+    if filt and filt not in _SECCOMP_CACHE:
+        _SECCOMP_CACHE.clear()
+        buf = ctypes.create_string_buffer(filt, len(filt))
+        _SECCOMP_CACHE[filt] = (buf, _Fprog(len(filt) // 8, ctypes.cast(buf, ctypes.c_void_p)))
+
+
 def _install_seccomp(filt):
     if not filt:
         return
-    buf = ctypes.create_string_buffer(filt, len(filt))
-    prog = _Fprog(len(filt) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    _prepare_seccomp(filt)
+    _buf, prog = _SECCOMP_CACHE[filt]
     if _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP)")
 
@@ -96,7 +108,6 @@ def _isolate(req, fds, zygote_pid):
         fd = posix.open(path, posix.O_WRONLY)
         posix.write(fd, b"0")
         posix.close(fd)
-    _clear_inheritable_caps()
     if req["uid"] is not None:
         posix.setgroups([])
         posix.setgid(req["gid"])
@@ -218,6 +229,8 @@ def _child(req, fds, sock, zygote_pid):
 def _serve():
     """The zygote's loop; returns (code, globals) only in a forked run child."""
     ctl = int(sys.argv[1])
+    # Once here rather than in each child: children inherit an empty inheritable set.
+    _clear_inheritable_caps()
     _prctl(_PR_SET_DUMPABLE, 0, "prctl(DUMPABLE)")  # /proc/<zygote>/* root-only for everyone
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_SEQPACKET, 0, ctl)
     me = posix.getpid()
@@ -235,6 +248,7 @@ def _serve():
         if not msg:
             posix._exit(0)  # the runner is gone
         req = marshal.loads(msg)
+        _prepare_seccomp(req["seccomp"])
         for s, _, _ in _STDIO:  # nothing buffered may be inherited
             s.flush()
         pid = posix.fork()
@@ -247,32 +261,114 @@ def _serve():
         sock.send(b"S %d %d %d %d" % (status, int(ru.ru_utime * 1e6), int(ru.ru_stime * 1e6), ru.ru_maxrss))
 
 
-def _uncaught(exc):
-    """What the interpreter does with an exception that leaves __main__ (PyErr_Print),
-    minus this file's own frame."""
+def _report_uncaught(exc):
+    """PyErr_Print for an exception that left __main__, minus this file's own frame."""
     tb = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
     exc.__traceback__ = tb
     sys.last_type, sys.last_value, sys.last_traceback = type(exc), exc, tb
     try:
         sys.excepthook(type(exc), exc, tb)
     except BaseException as hook_exc:  # noqa: BLE001
+        sys.stderr.write("Error in sys.excepthook:\n")
         sys.__excepthook__(type(hook_exc), hook_exc, hook_exc.__traceback__)
         sys.stderr.write("\nOriginal exception was:\n")
         sys.__excepthook__(type(exc), exc, tb)
-    if isinstance(exc, KeyboardInterrupt):
-        # CPython finalizes, then dies of SIGINT; do the same by hand.
-        if "threading" in sys.modules:
-            sys.modules["threading"]._shutdown()
-        import atexit
-        atexit._run_exitfuncs()
-        for s in (sys.stdout, sys.stderr):
-            try:
-                s.flush()
-            except BaseException:  # noqa: BLE001
-                pass
+
+
+def _exit_status(exc):
+    """_Py_HandleSystemExit: None -> 0, an int -> itself, anything else printed -> 1."""
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    try:
+        sys.stderr.write(str(code) + "\n")
+    except BaseException:  # noqa: BLE001
+        pass
+    return 1
+
+
+def _unraisable(what, exc):
+    try:
+        sys.stderr.write("Exception ignored in: %r\n%s: %s\n" % (what, type(exc).__name__, exc))
+    except BaseException:  # noqa: BLE001
+        pass
+
+
+def _flush_std_files():
+    """Py_FinalizeEx's flush_std_files: False when stdout or stderr cannot be flushed."""
+    ok = True
+    for name in ("stdout", "stderr"):
+        f = getattr(sys, name, None)
+        if f is None or getattr(f, "closed", False):
+            continue
+        try:
+            f.flush()
+        except BaseException as exc:  # noqa: BLE001
+            if name == "stdout":
+                _unraisable(f, exc)
+            ok = False
+    return ok
+
+
+def _finish(box):
+    """The end of ``python3 main.py``, done here so the child skips the interpreter's full
+    teardown (most of a short run's cost: it writes to nearly every page shared with the
+    zygote). ``box`` holds the exception that left __main__, if any. Report it, join
+    non-daemon threads, run atexit, flush stdio (status 120 if that fails), then what
+    Py_FinalizeEx does to __main__: drop it, collect (its objects' __del__ run while its
+    globals are intact), clear its dict if still alive; flush again and exit."""
+    exc = box.pop() if box else None
+    status = 0
+    if exc is not None:
+        if isinstance(exc, SystemExit):
+            status = _exit_status(exc)
+        else:
+            _report_uncaught(exc)
+            status = 1
+    interrupted = isinstance(exc, KeyboardInterrupt)
+    exc = None
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        try:
+            threading._shutdown()
+        except BaseException as err:  # noqa: BLE001
+            _unraisable(threading, err)
+        threading = None
+    import atexit
+    atexit._run_exitfuncs()
+    if not _flush_std_files():
+        status = 120
+    sys.last_type = sys.last_value = sys.last_traceback = None
+    sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
+    main = sys.modules.get("__main__")
+    ref = _weakref.ref(main) if main is not None else lambda: None
+    sys.modules["__main__"] = None
+    main = None
+    gc.collect()
+    main = ref()
+    if main is not None:  # still referenced: _PyModule_ClearDict, _private names first
+        names = main.__dict__
+        for first in (True, False):
+            for key in list(names):
+                if isinstance(key, str) and key != "__builtins__" and names.get(key) is not None and (
+                        not first or (key[:1] == "_" and key[1:2] != "_")):
+                    names[key] = None
+        names = main = None
+        gc.collect()
+    if not _flush_std_files():
+        status = 120
+    if interrupted:  # CPython dies of the SIGINT it did not handle
         _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
         posix.kill(posix.getpid(), _signal.SIGINT)
-    raise SystemExit(1)
+    posix._exit(status)
+
+
+# What the child's last steps (below and _finish) use; every other name of this module
+# is dropped before the submission runs.
+_KEEP = ("sys", "posix", "_signal", "gc", "_weakref", "_finish", "_report_uncaught", "_exit_status",
+         "_unraisable", "_flush_std_files")
 
 
 def _setup():
@@ -284,20 +380,19 @@ def _setup():
         resource.setrlimit(resource.RLIMIT_STACK, (want, hard if hard == resource.RLIM_INFINITY or hard >= want else want))
         posix.execv(sys.executable, [sys.executable, "-S", "-B", *sys.argv])
     _run = _serve()
-    for name in [n for n in globals() if not n.startswith("__") and n not in ("_uncaught", "sys", "posix", "_signal")]:
+    for name in [n for n in globals() if not n.startswith("__") and n not in _KEEP]:
         del globals()[name]
     return _run
 
 
 _code, _globals = _setup()
-# The submission's globals must be referenced by its __main__ alone, so that the
-# interpreter's shutdown clears them (and runs their __del__) as for a script.
+# The submission's globals must be referenced by its __main__ alone (and no exception may
+# be in hand) when _finish tears __main__ down, as the interpreter's shutdown would.
+_left = []
 try:
     exec(_code, _globals)
 except BaseException as _exc:  # noqa: BLE001
-    del _code, _globals
-    if isinstance(_exc, SystemExit):
-        raise  # the interpreter's own handling: exit status, message, shutdown
-    _uncaught(_exc)
-else:
-    del _code, _globals
+    _left.append(_exc)
+    del _exc
+del _code, _globals
+_finish(_left)

@@ -97,6 +97,29 @@ ENDINGS = {
     "import_error": "import definitely_not_a_module\n",
     "exception_group": "raise ExceptionGroup('many', [ValueError(1), TypeError(2)])\n",
     "warnings": "import warnings\nwarnings.warn('careful')\nprint('after warn')\n",
+    "del_replaced_stdout": ("import sys, io\nclass A:\n    def __del__(self):\n        print('del sees', sys.stdout is sys.__stdout__)\n"
+                            "a = A()\nsys.stdout = io.StringIO()\nprint('hidden')\n"),
+    "del_private_first": ("class A:\n    def __init__(self, n):\n        self.n = n\n    def __del__(self):\n        print('del', self.n)\n"
+                          "_b = A('private')\nc = A('public')\n"),
+    "del_cycle": ("import gc\nclass A:\n    def __del__(self):\n        print('cycle freed')\n"
+                  "a = A()\na.me = a\ndel a\nprint('main')\n"),
+    "del_after_exception": ("class A:\n    def __del__(self):\n        print('del after error', flush=True)\n"
+                            "a = A()\nraise ValueError('x')\n"),
+    "del_after_exit": "import sys\nclass A:\n    def __del__(self):\n        print('del after exit')\na = A()\nsys.exit(4)\n",
+    "unflushed_writer": "out = open(1, 'w', closefd=False)\nout.write('through a second writer\\n')\nprint('first')\n",
+    "unflushed_file_then_read": ("f = open('data.txt', 'w')\nf.write('x' * 10)\n"
+                                 "import atexit\natexit.register(lambda: print(open('data.txt').read() == ''))\n"),
+    "logging_atexit": "import logging, sys\nlogging.basicConfig(stream=sys.stdout, level=logging.INFO, format='%(message)s')\nlogging.info('logged')\n",
+    "thread_prints_late": ("import threading, sys\nev = threading.Event()\n"
+                           "def w():\n    ev.wait()\n    sys.stdout.write('late\\n')\n"
+                           "threading.Thread(target=w).start()\nprint('early')\nev.set()\n"),
+    "atexit_raises": "import atexit\ndef bad():\n    raise RuntimeError('in atexit')\natexit.register(bad)\nprint('x')\n",
+    "excepthook_raises": "import sys\ndef h(*a):\n    raise TypeError('hook broke')\nsys.excepthook = h\nraise ValueError('v')\n",
+    "exit_in_thread": "import threading, sys\nt = threading.Thread(target=sys.exit, args=(3,))\nt.start()\nt.join()\nprint('alive')\n",
+    "keyboard_in_main_after_output": "print('before')\nraise KeyboardInterrupt('stop')\n",
+    "exit_str_unicode": "raise SystemExit('ünïcode ✓')\n",
+    "exit_huge": "raise SystemExit(2 ** 40 + 7)\n",
+    "flush_fails_then_exit_3": "import os, sys\nprint('lost')\nos.close(1)\nsys.exit(3)\n",
     "unraisable": "class A:\n    def __del__(self):\n        raise ValueError('in del')\nA()\nprint('ok')\n",
 }
 
