@@ -67,7 +67,9 @@ def test_verdict_as_on_the_exec_path(backend, case, request):
     if backend.name == "local":
         ref = _run(request.getfixturevalue("exec_local"), code, limits)
         assert got.status == ref.status, (got, ref)
-        assert got.stdout == ref.stdout and (got.exit_code, got.signal) == (ref.exit_code, ref.signal), (got, ref)
+        if got.status not in (Status.OLE, Status.TLE):  # there the runner's kill races the exit
+            assert got.stdout == ref.stdout and (got.exit_code, got.signal) == (ref.exit_code, ref.signal), \
+                (got, ref)
     assert_no_run_processes_left(backend)
 
 
