@@ -4,16 +4,18 @@ Started by ``pyfork.ForkServer`` as ``python3 -S -B zygote.py <ctl-fd> <stack-by
 with the run environment (PROTOCOL.md "Python fork server"). It holds an initialised
 interpreter and, per request, forks a child that takes on the run's isolation (cgroup,
 uid/gid, no_new_privs, seccomp, rlimits) BEFORE it reads a byte of the submission, then
-becomes ``python3 -S -B <box>/main.py`` (clean ``__main__``, argv, sys.path[0], stdio,
-sys.modules) and executes the submission's code object. The zygote itself never reads
-submission data: the code object and stdin travel as fds only the child reads.
+runs the submission's code object as ``python3 -S -B <box>/main.py`` would. The zygote
+never reads submission data: the code object and stdin travel as fds only the child reads.
 
-The zygote waits for its child and reports ``P <pid>`` when it forked and
-``S <status> <utime_us> <stime_us> <maxrss_kb>`` when the child is gone; the runner
+Before each fork the zygote itself prepares what the child starts from (the run's stdio
+on fds 0-2, a clean ``__main__``, argv, sys.path[0], environment): that work costs the
+child no copy-on-write faults. The zygote reports ``P <pid>`` after the fork and
+``S <status> <utime_us> <stime_us> <maxrss_kb>`` once it reaped the child; the runner
 watches CPU/wall/output and kills the run (its cgroup) as for any other run.
 
-Only builtin/stdlib modules; every module imported here beyond a fresh ``python3 -S``'s
-set is dropped from ``sys.modules`` in the child before the submission runs.
+Only builtin/stdlib modules. What the server imports beyond a fresh ``python3 -S``'s set
+is removed from ``sys.modules`` (the server holds its own references), and the server's
+code lives in a closure, so a child's module globals hold only the exit handling below.
 """
 
 import sys
@@ -21,246 +23,15 @@ import sys
 _BASE_MODULES = frozenset(sys.modules)
 _BASE_IMPORTER_CACHE = dict(sys.path_importer_cache)
 
-import _signal  # noqa: E402  (in a fresh interpreter's set)
+import _signal  # noqa: E402  (these five are in a fresh interpreter's set)
 import _weakref  # noqa: E402
 import io  # noqa: E402
 import marshal  # noqa: E402
 import posix  # noqa: E402
-import _socket  # noqa: E402  (builtin here; dropped from sys.modules in children)
-import ctypes  # noqa: E402
-import gc  # noqa: E402
-import resource  # noqa: E402
-
-_libc = ctypes.CDLL(None, use_errno=True)
-_PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP = 1, 4, 38, 22
-_SECCOMP_MODE_FILTER = 2
-_STDIO = [(sys.stdin, "<stdin>", False), (sys.stdout, "<stdout>", True), (sys.stderr, "<stderr>", True)]
-_STDIO_CODING = [(s.encoding, s.errors) for s, _, _ in _STDIO]
+import gc  # noqa: E402  (builtin; dropped from sys.modules below)
 
 
-class _Fprog(ctypes.Structure):
-    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-
-class _CapHeader(ctypes.Structure):
-    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-
-class _CapData(ctypes.Structure):
-    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
-                ("inheritable", ctypes.c_uint32)]
-
-
-def _prctl(option, arg, what):
-    if _libc.prctl(option, arg, 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), what)
-
-
-def _clear_inheritable_caps():
-    """Same as process._clear_inheritable_caps: a run holds no capability in any set."""
-    hdr = _CapHeader(0x20080522, 0)
-    data = (_CapData * 2)()
-    if _libc.capget(ctypes.byref(hdr), data) == 0 and (data[0].inheritable or data[1].inheritable):
-        for d in data:
-            d.inheritable = 0
-        _libc.capset(ctypes.byref(hdr), data)
-
-
-_SECCOMP_CACHE = {}
-
-
-def _prepare_seccomp(filt):
-    """In the zygote: the filter's ctypes program, built once (children only call prctl)."""
-    if filt and filt not in _SECCOMP_CACHE:
-        _SECCOMP_CACHE.clear()
-        buf = ctypes.create_string_buffer(filt, len(filt))
-        _SECCOMP_CACHE[filt] = (buf, _Fprog(len(filt) // 8, ctypes.cast(buf, ctypes.c_void_p)))
-
-
-def _install_seccomp(filt):
-    if not filt:
-        return
-    _prepare_seccomp(filt)
-    _buf, prog = _SECCOMP_CACHE[filt]
-    if _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP)")
-
-
-def _close_fds_except(keep):
-    low = 3
-    for fd in sorted(keep):
-        if fd >= low:
-            posix.closerange(low, fd)
-            low = fd + 1
-    posix.closerange(low, 1 << 16)
-
-
-def _isolate(req, fds, zygote_pid):
-    """In the fresh child, as root: take on the run's isolation, in the exec path's order."""
-    posix.setsid()  # own session and process group: killpg reaches all it starts
-    posix.dup2(fds[0], 0)
-    posix.dup2(fds[1], 1)
-    posix.dup2(fds[2], 2)
-    report, code_fd = fds[3], fds[4]
-    _close_fds_except((report, code_fd))
-    posix.chdir(req["cwd"])
-    for path in req["procs"]:  # before setuid: the run uid may not write these files
-        fd = posix.open(path, posix.O_WRONLY)
-        posix.write(fd, b"0")
-        posix.close(fd)
-    if req["uid"] is not None:
-        posix.setgroups([])
-        posix.setgid(req["gid"])
-        posix.setuid(req["uid"])  # from root: drops every capability too
-    _prctl(_PR_SET_NO_NEW_PRIVS, 1, "prctl(NO_NEW_PRIVS)")
-    _prctl(_PR_SET_PDEATHSIG, _signal.SIGKILL, "prctl(PDEATHSIG)")
-    if posix.getppid() != zygote_pid:  # the zygote died before PDEATHSIG was armed
-        posix._exit(126)
-    # A uid change left the child non-dumpable (its /proc files root's); an exec'd run is
-    # dumpable again, so match it. The child holds nothing the run may not see.
-    _prctl(_PR_SET_DUMPABLE, 1, "prctl(DUMPABLE)")
-    _install_seccomp(req["seccomp"])
-    for res, soft, hard in req["rlimits"]:
-        resource.setrlimit(res, (soft, hard))
-    return report, code_fd
-
-
-def _read_all(fd):
-    chunks = []
-    while True:
-        chunk = posix.read(fd, 1 << 20)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
-
-
-def _with_filename(code, filename):
-    consts = tuple(_with_filename(c, filename) if isinstance(c, type(code)) else c
-                   for c in code.co_consts)
-    return code.replace(co_filename=filename, co_consts=consts)
-
-
-def _compile_main(path):
-    """The compile step: source -> marshalled code object on fd 1; errors as py_compile."""
-    with open("main.py", "rb") as f:
-        source = f.read()
-    try:
-        code = compile(source, "main.py", "exec", dont_inherit=True)
-    except Exception as exc:  # noqa: BLE001 - exactly what `python3 -m py_compile` reports
-        import py_compile
-        sys.stderr.write("%s\n" % py_compile.PyCompileError(type(exc), exc, "main.py").msg)
-        sys.stderr.flush()
-        posix._exit(1)
-    data = marshal.dumps(code)
-    view = memoryview(data)
-    while view:
-        view = view[posix.write(1, view):]
-    posix._exit(0)
-
-
-def _new_stdio():
-    """sys.stdin/stdout/stderr as the interpreter's start-up makes them, on the run's fds."""
-    made = []
-    for (old, name, write), (encoding, errors), fd in zip(_STDIO, _STDIO_CODING, (0, 1, 2)):
-        buf = io.open(fd, "wb" if write else "rb", -1, None, None, None, False)
-        buf.raw.name = name
-        line_buffering = buf.raw.isatty() or fd == 2
-        stream = io.TextIOWrapper(buf, encoding, errors, "\n", line_buffering, False)
-        stream.mode = "w" if write else "r"
-        made.append(stream)
-    sys.stdin = sys.__stdin__ = made[0]
-    sys.stdout = sys.__stdout__ = made[1]
-    sys.stderr = sys.__stderr__ = made[2]
-
-
-def _become_main(req, code):
-    """Make this process look like ``python3 -S -B <path>`` just before its first line."""
-    path = req["path"]
-    env = req["env"]
-    for key in [k for k in posix.environ if k.decode("utf-8", "surrogateescape") not in env]:
-        posix.unsetenv(key)
-        del posix.environ[key]
-    for key, value in env.items():
-        bkey, bval = key.encode(), value.encode()
-        if posix.environ.get(bkey) != bval:
-            posix.putenv(key, value)
-            posix.environ[bkey] = bval
-    sys.argv = [path, *req["args"]]
-    sys.orig_argv = [sys.executable, "-S", "-B", path, *req["args"]]
-    sys.path[0] = req["cwd"]
-    for name in [m for m in sys.modules if m not in _BASE_MODULES]:
-        del sys.modules[name]
-    sys.path_importer_cache.clear()
-    sys.path_importer_cache.update(_BASE_IMPORTER_CACHE)
-    main = type(sys)("__main__")
-    main.__dict__.update({
-        "__loader__": sys.modules["_frozen_importlib_external"].SourceFileLoader("__main__", path),
-        "__spec__": None, "__annotations__": {}, "__builtins__": sys.modules["builtins"],
-        "__file__": path, "__cached__": None})
-    sys.modules["__main__"] = main
-    _new_stdio()
-    return _with_filename(code, path), main.__dict__
-
-
-def _child(req, fds, sock, zygote_pid):
-    """Returns (code, globals) to run, only in a run child; exits otherwise."""
-    report = fds[3] if len(fds) == 5 else 2
-    try:
-        if len(fds) != 5:
-            raise ValueError("expected 5 fds, got %d" % len(fds))
-        sock.detach()  # its fd closes below; the object must never close a reused number
-        report, code_fd = _isolate(req, fds, zygote_pid)
-        if req["op"] == "compile":
-            posix.close(code_fd)
-            posix.close(report)
-            _compile_main(req["path"])
-        code = marshal.loads(_read_all(code_fd))
-        posix.close(code_fd)
-        run = _become_main(req, code)
-        posix.close(report)  # EOF there: set-up done, the submission's code runs next
-        return run
-    except BaseException as exc:  # noqa: BLE001 - report anything, then leave
-        try:
-            posix.write(report, ("E fork server child: %s: %s\n" % (type(exc).__name__, exc)).encode()[:1000])
-        finally:
-            posix._exit(127)
-
-
-def _serve():
-    """The zygote's loop; returns (code, globals) only in a forked run child."""
-    ctl = int(sys.argv[1])
-    # Once here rather than in each child: children inherit an empty inheritable set.
-    _clear_inheritable_caps()
-    _prctl(_PR_SET_DUMPABLE, 0, "prctl(DUMPABLE)")  # /proc/<zygote>/* root-only for everyone
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_SEQPACKET, 0, ctl)
-    me = posix.getpid()
-    sock.send(b"READY %d" % me)
-    fd_space = _socket.CMSG_SPACE(8 * 4)
-    # Everything alive now goes to the collector's permanent generation: a child's
-    # collections then skip (and do not copy-on-write) the zygote's pages.
-    gc.freeze()
-    while True:
-        msg, anc, _flags, _addr = sock.recvmsg(1 << 16, fd_space)
-        fds = []
-        for level, kind, data in anc:
-            if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
-                fds += [int.from_bytes(data[i:i + 4], sys.byteorder) for i in range(0, len(data) - 3, 4)]
-        if not msg:
-            posix._exit(0)  # the runner is gone
-        req = marshal.loads(msg)
-        _prepare_seccomp(req["seccomp"])
-        for s, _, _ in _STDIO:  # nothing buffered may be inherited
-            s.flush()
-        pid = posix.fork()
-        if pid == 0:
-            return _child(req, fds, sock, me)
-        for fd in fds:
-            posix.close(fd)
-        sock.send(b"P %d" % pid)
-        _, status, ru = posix.wait4(pid, 0)
-        sock.send(b"S %d %d %d %d" % (status, int(ru.ru_utime * 1e6), int(ru.ru_stime * 1e6), ru.ru_maxrss))
-
-
+# -- the end of a run: the only functions a child's module globals keep ----------------------
 def _report_uncaught(exc):
     """PyErr_Print for an exception that left __main__, minus this file's own frame."""
     tb = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
@@ -365,24 +136,239 @@ def _finish(box):
     posix._exit(status)
 
 
-# What the child's last steps (below and _finish) use; every other name of this module
-# is dropped before the submission runs.
-_KEEP = ("sys", "posix", "_signal", "gc", "_weakref", "_finish", "_report_uncaught", "_exit_status",
-         "_unraisable", "_flush_std_files")
+# -- the server: a closure, so that none of it is a name a child can look up -----------------
+def _server():
+    import _socket
+    import ctypes
+    import resource
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 4, 38, 22
+    SECCOMP_MODE_FILTER = 2
+    stdio_coding = [(s.encoding, s.errors) for s in (sys.stdin, sys.stdout, sys.stderr)]
+    own_stdio = [posix.dup(fd) for fd in (0, 1, 2)]  # put back after each fork
+    for fd in own_stdio:
+        posix.set_inheritable(fd, False)
+
+    class Fprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    class CapHeader(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class CapData(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                    ("inheritable", ctypes.c_uint32)]
+
+    def prctl(option, arg, what):
+        if libc.prctl(option, arg, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), what)
+
+    def clear_inheritable_caps():
+        """As process._clear_inheritable_caps, once here: children inherit an empty set."""
+        hdr = CapHeader(0x20080522, 0)
+        data = (CapData * 2)()
+        if libc.capget(ctypes.byref(hdr), data) == 0 and (data[0].inheritable or data[1].inheritable):
+            for d in data:
+                d.inheritable = 0
+            libc.capset(ctypes.byref(hdr), data)
+
+    seccomp_cache = {}
+
+    def prepare_seccomp(filt):
+        """The filter's ctypes program, built here once (children only call prctl)."""
+        if filt and filt not in seccomp_cache:
+            seccomp_cache.clear()
+            buf = ctypes.create_string_buffer(filt, len(filt))
+            seccomp_cache[filt] = (buf, Fprog(len(filt) // 8, ctypes.cast(buf, ctypes.c_void_p)))
+
+    def install_seccomp(filt):
+        if filt:
+            _buf, prog = seccomp_cache[filt]
+            if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+                raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP)")
+
+    def new_stdio():
+        """sys.stdin/stdout/stderr as the interpreter's start-up makes them (create_stdio),
+        on fds 0-2, which hold the run's stdin and pipes at this point."""
+        made = []
+        for (name, write), (encoding, errors), fd in zip(
+                (("<stdin>", False), ("<stdout>", True), ("<stderr>", True)), stdio_coding, (0, 1, 2)):
+            buf = io.open(fd, "wb" if write else "rb", -1, None, None, None, False)
+            buf.raw.name = name
+            line_buffering = buf.raw.isatty() or fd == 2
+            stream = io.TextIOWrapper(buf, encoding, errors, "\n", line_buffering, False)
+            stream.mode = "w" if write else "r"
+            made.append(stream)
+        sys.stdin = sys.__stdin__ = made[0]
+        sys.stdout = sys.__stdout__ = made[1]
+        sys.stderr = sys.__stderr__ = made[2]
+
+    def prepare_main(req):
+        """What ``python3 -S -B <path>`` has set up before its first line (no submission
+        data: paths, argv and the environment of the run)."""
+        path, env = req["path"], req["env"]
+        for key in [k for k in posix.environ if k.decode("utf-8", "surrogateescape") not in env]:
+            posix.unsetenv(key)
+            del posix.environ[key]
+        for key, value in env.items():
+            bkey, bval = key.encode(), value.encode()
+            if posix.environ.get(bkey) != bval:
+                posix.putenv(key, value)
+                posix.environ[bkey] = bval
+        sys.argv = [path, *req["args"]]
+        sys.orig_argv = [sys.executable, "-S", "-B", path, *req["args"]]
+        sys.path[0] = req["cwd"]
+        main = type(sys)("__main__")
+        main.__dict__.update({
+            "__loader__": sys.modules["_frozen_importlib_external"].SourceFileLoader("__main__", path),
+            "__spec__": None, "__annotations__": {}, "__builtins__": sys.modules["builtins"],
+            "__file__": path, "__cached__": None})
+        sys.modules["__main__"] = main
+        return main
+
+    def close_fds_except(keep):
+        low = 3
+        for fd in sorted(keep):
+            if fd >= low:
+                posix.closerange(low, fd)
+                low = fd + 1
+        posix.closerange(low, 1 << 16)
+
+    def isolate(req, report, code_fd, zygote_pid):
+        """In the fresh child, as root: the run's isolation, in the exec path's order."""
+        posix.setsid()  # own session and process group: killpg reaches all it starts
+        close_fds_except((report, code_fd))
+        posix.chdir(req["cwd"])
+        for path in req["procs"]:  # before setuid: the run uid may not write these files
+            fd = posix.open(path, posix.O_WRONLY)
+            posix.write(fd, b"0")
+            posix.close(fd)
+        if req["uid"] is not None:
+            posix.setgroups([])
+            posix.setgid(req["gid"])
+            posix.setuid(req["uid"])  # from root: drops every capability too
+        prctl(PR_SET_NO_NEW_PRIVS, 1, "prctl(NO_NEW_PRIVS)")
+        prctl(PR_SET_PDEATHSIG, _signal.SIGKILL, "prctl(PDEATHSIG)")
+        if posix.getppid() != zygote_pid:  # the zygote died before PDEATHSIG was armed
+            posix._exit(126)
+        # A uid change left the child non-dumpable (its /proc files root's); an exec'd run
+        # is dumpable again, so match it. The child holds nothing the run may not see.
+        prctl(PR_SET_DUMPABLE, 1, "prctl(DUMPABLE)")
+        install_seccomp(req["seccomp"])
+        for res, soft, hard in req["rlimits"]:
+            resource.setrlimit(res, (soft, hard))
+
+    def read_all(fd):
+        chunks = []
+        while True:
+            chunk = posix.read(fd, 1 << 20)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+
+    def with_filename(code, filename):
+        consts = tuple(with_filename(c, filename) if isinstance(c, type(code)) else c for c in code.co_consts)
+        return code.replace(co_filename=filename, co_consts=consts)
+
+    def compile_main():
+        """The compile step: source -> marshalled code object on fd 1; errors as py_compile."""
+        with open("main.py", "rb") as f:
+            source = f.read()
+        try:
+            code = compile(source, "main.py", "exec", dont_inherit=True)
+        except Exception as exc:  # noqa: BLE001 - exactly what `python3 -m py_compile` reports
+            import py_compile
+            sys.stderr.write("%s\n" % py_compile.PyCompileError(type(exc), exc, "main.py").msg)
+            sys.stderr.flush()
+            posix._exit(1)
+        view = memoryview(marshal.dumps(code))
+        while view:
+            view = view[posix.write(1, view):]
+        posix._exit(0)
+
+    def child(req, fds, sock, zygote_pid, main):
+        """Returns (code, globals) to run, only in a run child; exits otherwise."""
+        report = fds[3] if len(fds) == 5 else 2
+        try:
+            if len(fds) != 5:
+                raise ValueError("expected 5 fds, got %d" % len(fds))
+            sock.detach()  # its fd closes below; the object must never close a reused number
+            code_fd = fds[4]
+            isolate(req, report, code_fd, zygote_pid)
+            if req["op"] == "compile":
+                posix.close(code_fd)
+                posix.close(report)
+                compile_main()
+            code = marshal.loads(read_all(code_fd))
+            posix.close(code_fd)
+            for name in [m for m in sys.modules if m not in _BASE_MODULES]:
+                del sys.modules[name]  # what the zygote still needs there (resource)
+            posix.close(report)  # EOF there: set-up done, the submission's code runs next
+            return with_filename(code, req["path"]), main.__dict__
+        except BaseException as exc:  # noqa: BLE001 - report anything, then leave
+            try:
+                posix.write(report, ("E fork server child: %s: %s\n" % (type(exc).__name__, exc)).encode()[:1000])
+            finally:
+                posix._exit(127)
+
+    def serve():
+        """The zygote's loop; returns (code, globals) only in a forked run child."""
+        prctl(PR_SET_DUMPABLE, 0, "prctl(DUMPABLE)")  # /proc/<zygote>/* root-only for everyone
+        clear_inheritable_caps()
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_SEQPACKET, 0, int(sys.argv[1]))
+        me = posix.getpid()
+        fd_space = _socket.CMSG_SPACE(8 * 4)
+        # The child's sys.modules: a fresh interpreter's, plus resource (posix.wait4 imports
+        # it on every call; each child drops it).
+        for name in [m for m in sys.modules if m not in _BASE_MODULES and m != "resource"]:
+            del sys.modules[name]
+        sys.path_importer_cache.clear()
+        sys.path_importer_cache.update(_BASE_IMPORTER_CACHE)
+        # Everything alive now goes to the collector's permanent generation: a child's
+        # collections then skip (and do not copy-on-write) the zygote's pages.
+        gc.freeze()
+        sock.send(b"READY %d" % me)
+        while True:
+            msg, anc, _flags, _addr = sock.recvmsg(1 << 16, fd_space)
+            fds = []
+            for level, kind, data in anc:
+                if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
+                    fds += [int.from_bytes(data[i:i + 4], sys.byteorder) for i in range(0, len(data) - 3, 4)]
+            if not msg:
+                posix._exit(0)  # the runner is gone
+            req = marshal.loads(msg)
+            main = None
+            if len(fds) == 5:
+                prepare_seccomp(req["seccomp"])
+                for fd in (0, 1, 2):
+                    posix.dup2(fds[fd], fd)
+                new_stdio()
+                main = prepare_main(req)
+            pid = posix.fork()
+            if pid == 0:
+                return child(req, fds, sock, me, main)
+            for fd in (0, 1, 2):  # never hold a run's pipes open past the fork
+                posix.dup2(own_stdio[fd], fd)
+            for fd in fds:
+                posix.close(fd)
+            sock.send(b"P %d" % pid)
+            _, status, ru = posix.wait4(pid, 0)
+            sock.send(b"S %d %d %d %d" % (status, int(ru.ru_utime * 1e6), int(ru.ru_stime * 1e6), ru.ru_maxrss))
+
+    return serve
 
 
 def _setup():
     """First start: the exec path's stack rlimit must be in place before glibc sizes
-    thread stacks from it, so set it and re-exec once."""
+    thread stacks from it, so set it and re-exec once. Then serve (returns in a child)."""
+    import resource
     want = int(sys.argv[2])
     soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
     if want > 0 and soft != want:
         resource.setrlimit(resource.RLIMIT_STACK, (want, hard if hard == resource.RLIM_INFINITY or hard >= want else want))
         posix.execv(sys.executable, [sys.executable, "-S", "-B", *sys.argv])
-    _run = _serve()
-    for name in [n for n in globals() if not n.startswith("__") and n not in _KEEP]:
-        del globals()[name]
-    return _run
+    return _server()()
 
 
 _code, _globals = _setup()
