@@ -82,3 +82,14 @@ def test_memory_counts_the_child_only(backend):
     assert small.status == big.status == Status.OK
     assert big.memory_kb - small.memory_kb >= 95 * 1024, (small.memory_kb, big.memory_kb)
     assert_healthy(backend)
+
+
+def test_pages_shared_with_the_zygote_are_not_charged(backend, request):
+    """local: the same trivial program peaks lower as a fork than as an exec (the
+    interpreter's pages belong to the zygote), and a fork still counts what it allocates."""
+    if backend.name != "local" or not getattr(backend.backend, "accounting", "").startswith("cgroup"):
+        pytest.skip("side by side with the exec path on local with cgroups")
+    code = "print(sum(range(10)))\n"
+    forked, execd = _run(backend, code, {}), _run(request.getfixturevalue("exec_local"), code, {})
+    assert forked.stdout == execd.stdout
+    assert 0 < forked.memory_kb < execd.memory_kb, (forked.memory_kb, execd.memory_kb)

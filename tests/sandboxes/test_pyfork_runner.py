@@ -179,3 +179,29 @@ def test_each_child_starts_from_the_zygote_not_the_last_child(runner):
         assert run_py(runner, dirty)["status"] == "OK"
         assert run_py(runner, probe)["stdout"] == b"False False 1000 False False\n"
 
+
+
+def test_recursion_limit_is_reached_two_calls_earlier(tmp_path, runner):
+    """The submission's module frame sits below the zygote's frame and exec()'s entry into
+    the eval loop: the same limit, reached two calls earlier (threads are unaffected)."""
+    code = ("import sys\nsys.setrecursionlimit(200)\nn = 0\ndef r():\n    global n\n    n += 1\n    r()\n"
+            "try:\n    r()\nexcept RecursionError:\n    print(n)\n")
+    off = Runner(RunnerConfig(scratch_root=str(tmp_path / "off"), uid=RUN_UID, gid=RUN_UID))
+    forked, execd = int(once(runner, code)["stdout"]), int(once(off, code)["stdout"])
+    assert forked == execd - 2
+
+
+def test_what_only_a_fork_shows(runner):
+    """The zygote's command line, its frozen objects, the extension modules it loaded
+    (mapped, not imported), and no teardown of modules other than __main__."""
+    out = once(runner, "import gc, sys\nprint(open('/proc/self/cmdline', 'rb').read().split(b'\\0')[3:4])\n"
+                       "print(gc.get_freeze_count() > 0)\n"
+                       "print('_ctypes' in open('/proc/self/maps').read(), '_ctypes' in sys.modules)\n"
+                       "class A:\n    def __del__(self):\n        sys.__stdout__.write('finalized\\n')\n"
+                       "ns = {'w': sys.__stdout__.write}\n"
+                       "exec('class B:\\n    def __del__(self):\\n        w(\\'other\\\\n\\')\\n', ns)\n"
+                       "import json\njson.keep = ns['B']()\nkept_here = A()\n")["stdout"]
+    lines = out.decode().splitlines()
+    assert lines[0].endswith("zygote.py']") and lines[1] == "True" and lines[2] == "True False"
+    # python3 would also finalize json.keep when it clears every module at shutdown.
+    assert lines[3:] == ["finalized"], "only __main__'s objects are finalized at exit"
