@@ -6,8 +6,9 @@ a fork of it that takes on the run's isolation before any submission byte is rea
 zygote.py and PROTOCOL.md "Python fork server").
 
 The zygote is the test process's parent, so the runner cannot wait4() it: the zygote
-reports ``P <pid>`` after the fork and ``S <status> <utime> <stime> <maxrss>`` once it
-reaped the child. The runner keeps everything else a run has on the exec path: the
+reports ``S <status> <utime> <stime> <maxrss> <pid>`` once it reaped the child (and, for
+runs without a cgroup, ``P <pid>`` right after the fork: only then does the runner need
+the pid while the run is alive, for its /proc CPU scan and process-group kill). The runner keeps everything else a run has on the exec path: the
 cgroup (CPU/memory/pids, kill as one), the capped stdout/stderr reader, the CPU/wall
 watch and the clean-up. A zygote that dies, hangs or says something unexpected makes
 the run an IE (``Outcome.setup_error``) and is restarted for the next one.
@@ -27,7 +28,7 @@ from pathlib import Path
 
 from sandboxes.runner import seccomp
 from sandboxes.runner.cpu_meter import CgroupMeter, TreeMeter
-from sandboxes.runner.process import Identity, Outcome, _Capture, _finish, _kill_run
+from sandboxes.runner.process import Identity, Outcome, _Capture
 
 ZYGOTE = Path(__file__).with_name("zygote.py")
 _START_TIMEOUT_S = 10.0
@@ -162,17 +163,17 @@ class ForkServer:
         for fd in (out_r, err_r, ep_r):
             os.set_blocking(fd, False)
         try:
-            try:
-                msg = self._recv(_REPLY_TIMEOUT_S)
-                if not msg.startswith(b"P "):
-                    raise ForkServerError(f"Python fork server: unexpected {msg[:100]!r}")
-                pid = int(msg.split()[1])
-            except (ForkServerError, ValueError, OSError) as exc:
-                self._broken()
-                if cgroup is not None:
-                    cgroup.kill()
-                res.setup_error = str(exc)
-                return res
+            pid = None
+            if cgroup is None:
+                try:
+                    msg = self._recv(_REPLY_TIMEOUT_S)
+                    if not msg.startswith(b"P "):
+                        raise ForkServerError(f"Python fork server: unexpected {msg[:100]!r}")
+                    pid = int(msg.split()[1])
+                except (ForkServerError, ValueError, OSError) as exc:
+                    self._broken()
+                    res.setup_error = str(exc)
+                    return res
             self._watch_and_finish(res, pid, out_r, err_r, ep_r, ident, cgroup, cpu_limit_s,
                                    wall_limit_s, output_cap, stderr_cap, start)
             return res
@@ -184,7 +185,7 @@ class ForkServer:
         """Whatever went wrong, the next run gets a fresh zygote."""
         self.stop()
 
-    def _watch_and_finish(self, res: Outcome, pid: int, out_r: int, err_r: int, ep_r: int,
+    def _watch_and_finish(self, res: Outcome, pid: int | None, out_r: int, err_r: int, ep_r: int,
                           ident: Identity, cgroup, cpu_limit_s: float, wall_limit_s: float,
                           output_cap: int, stderr_cap: int, start: float) -> None:
         meter = CgroupMeter(cgroup) if cgroup is not None else TreeMeter(pid, ident.uid)
@@ -232,7 +233,7 @@ class ForkServer:
                     res.killed_for = "output"
                     break
         if status_msg is None and broken is None:  # we killed it: the zygote reaps and reports
-            _kill_run(pid, cgroup)
+            _kill(pid, cgroup)
             try:
                 status_msg = self._recv(_REPLY_TIMEOUT_S)
                 if not status_msg.startswith(b"S "):
@@ -241,7 +242,9 @@ class ForkServer:
                 broken = str(exc)
         res.wall_time_s = time.monotonic() - start
         tree_cpu = meter.cpu_s() if cgroup is None else 0.0
-        _kill_run(pid, cgroup)  # whatever it left behind
+        if broken is None:
+            pid = int(status_msg.split()[5])
+        _kill(pid, cgroup)  # whatever it left behind
         if broken is not None:
             self._broken()
             res.setup_error = broken
@@ -261,6 +264,37 @@ class ForkServer:
             report += chunk
         res.stdout, res.stderr = b"".join(cap.out), b"".join(cap.err)
         res.output_bytes = cap.out_len
-        fields = status_msg.split()
-        report += b"R " + b" ".join(fields[1:5]) + b"\n"
-        _finish(res, report, int(fields[1]), None, True, 0, tree_cpu, cgroup)
+        _report(res, report, status_msg, tree_cpu, cgroup)
+
+
+def _kill(pid: int | None, cgroup) -> None:
+    """The run's cgroup (everything it started), then the child's process group."""
+    if cgroup is not None:
+        cgroup.kill()
+    if pid is not None:
+        for fn in (os.killpg, os.kill):  # the group, and the child itself if setsid() not reached
+            try:
+                fn(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def _report(res: Outcome, report: bytearray, status_msg: bytes, tree_cpu: float, cgroup) -> None:
+    """Exit status, CPU time and peak memory from the zygote's ``S`` line, or the cgroup's
+    counters where there is one (as process.py does for the exec path)."""
+    for line in bytes(report).decode(errors="replace").splitlines():
+        if line.startswith("E "):
+            res.setup_error = line[2:]
+    fields = status_msg.split()
+    status = int(fields[1])
+    if cgroup is not None:
+        res.cpu_time_s = cgroup.cpu_s()
+        res.memory_kb = max(cgroup.memory_peak_kb(), 0)
+        res.oom_killed = cgroup.oom_killed()
+    else:
+        res.cpu_time_s = max((int(fields[2]) + int(fields[3])) / 1e6, tree_cpu)
+        res.memory_kb = int(fields[4])
+    if os.WIFSIGNALED(status):
+        res.signal = os.WTERMSIG(status)
+    else:
+        res.exit_code = os.WEXITSTATUS(status)

@@ -28,7 +28,8 @@ import _weakref  # noqa: E402
 import io  # noqa: E402
 import marshal  # noqa: E402
 import posix  # noqa: E402
-import gc  # noqa: E402  (builtin; dropped from sys.modules below)
+import gc  # noqa: E402  (builtins; dropped from sys.modules below)
+import atexit  # noqa: E402
 
 
 # -- the end of a run: the only functions a child's module globals keep ----------------------
@@ -107,7 +108,6 @@ def _finish(box):
         except BaseException as err:  # noqa: BLE001
             _unraisable(threading, err)
         threading = None
-    import atexit
     atexit._run_exitfuncs()
     if not _flush_std_files():
         status = 120
@@ -352,9 +352,11 @@ def _server():
                 posix.dup2(own_stdio[fd], fd)
             for fd in fds:
                 posix.close(fd)
-            sock.send(b"P %d" % pid)
+            if not req["procs"]:  # without a cgroup the runner needs the pid while it runs
+                sock.send(b"P %d" % pid)
             _, status, ru = posix.wait4(pid, 0)
-            sock.send(b"S %d %d %d %d" % (status, int(ru.ru_utime * 1e6), int(ru.ru_stime * 1e6), ru.ru_maxrss))
+            sock.send(b"S %d %d %d %d %d" % (status, int(ru.ru_utime * 1e6), int(ru.ru_stime * 1e6),
+                                             ru.ru_maxrss, pid))
 
     return serve
 
