@@ -130,11 +130,15 @@ async def measure(methods: list[Method], runs: int, rounds: int) -> None:
             await m.burst(per_round * 2)
 
 
-def _variants(backends: list[str], baseline: str | None, no_cgroup: bool) -> list[tuple[str, str, dict]]:
+def _variants(backends: list[str], baseline: str | None, no_cgroup: bool,
+              python_exec: bool = False) -> list[tuple[str, str, dict]]:
     """(label, backend name, options): each backend, plus the comparison variants asked for."""
     out = []
     for name in backends:
         out.append((name, name, {}))
+        if python_exec and name in ("local", "docker"):
+            # The Python fork server off (every test execs python3): before/after, interleaved.
+            out.append((f"{name} (python exec path)", name, {"python_fork_server": False}))
         if no_cgroup and name in ("local", "docker"):
             out.append((f"{name} (no cgroup: rlimit fallback)", name, {"cgroups": False}))
         if baseline and name == "local":
@@ -145,21 +149,26 @@ def _variants(backends: list[str], baseline: str | None, no_cgroup: bool) -> lis
 
 
 async def run_all(cmds: dict, backends: list[str], runs: int, rounds: int, cores: int, work: Path,
-                  baseline: str | None = None, no_cgroup: bool = False):
+                  baseline: str | None = None, no_cgroup: bool = False, python_exec: bool = False,
+                  langs: tuple[str, ...] = ("python", "cpp")):
     started = []
     results = {}
     try:
         arts = {}
-        for label, name, opts in _variants(backends, baseline, no_cgroup):
+        for label, name, opts in _variants(backends, baseline, no_cgroup, python_exec):
             be = create_backend(name, **opts)
             await be.start()
             be.label = label
             started.append(be)
             for lang, src in (("python", PY_SRC), ("cpp", CPP_SRC)):
+                if lang not in langs:
+                    continue
                 first = await be.run_batch(Batch(program=Source(language=lang, code=src),
                                                  runs=[RunSpec(id="w", stdin=Blob(data=STDIN))]))
                 arts[label, lang] = first.compile.artifact
         for lang, cmd in cmds.items():
+            if lang not in langs:
+                continue
             methods: list[Method] = [Bare("bare", cmd, cores)]
             if shutil.which("bwrap"):
                 methods.append(Bare("fresh bwrap per run", fresh_bwrap_cmd(cmd, work), cores))
@@ -183,6 +192,9 @@ def main() -> int:
                     help="also run local with the agent of another checkout (e.g. /work/main)")
     ap.add_argument("--no-cgroup", action="store_true",
                     help="also run local/docker without per-run cgroups (what the cgroup costs)")
+    ap.add_argument("--python-exec", action="store_true",
+                    help="also run local/docker with the Python fork server off (before/after)")
+    ap.add_argument("--langs", default="python,cpp", help="which A+B programs (python,cpp)")
     a = ap.parse_args()
     cores = os.cpu_count() or 1
     load0 = os.getloadavg()[0]
@@ -193,7 +205,9 @@ def main() -> int:
         for p in work.iterdir():
             os.chmod(p, 0o755)
         names = [n.strip() for n in a.backends.split(",") if n.strip()]
-        results = asyncio.run(run_all(cmds, names, a.runs, a.rounds, cores, work, a.baseline, a.no_cgroup))
+        langs = tuple(x.strip() for x in a.langs.split(",") if x.strip())
+        results = asyncio.run(run_all(cmds, names, a.runs, a.rounds, cores, work, a.baseline, a.no_cgroup,
+                                      a.python_exec, langs))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     rows = []
@@ -208,7 +222,8 @@ def main() -> int:
         "# Sandbox overhead",
         "",
         f"`bench/sandbox_overhead.py --backends {a.backends} --runs {a.runs} --rounds {a.rounds}"
-        f"{' --baseline ' + a.baseline if a.baseline else ''}{' --no-cgroup' if a.no_cgroup else ''}` on {platform.node()} "
+        f"{' --baseline ' + a.baseline if a.baseline else ''}{' --no-cgroup' if a.no_cgroup else ''}"
+        f"{' --python-exec' if a.python_exec else ''}{' --langs ' + a.langs if a.langs != 'python,cpp' else ''}` on {platform.node()} "
         f"({cores} cores, {platform.machine()}), {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
         f"load average {load0:.1f} at start, {os.getloadavg()[0]:.1f} at the end.",
         "Per-run wall: median of sequential single-run calls timed by the caller. "

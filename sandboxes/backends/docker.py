@@ -67,6 +67,9 @@ class DockerBackendConfig(BaseModel):
     cgroups: bool = Field(True, description="A cgroup per run (CPU/memory of the whole tree, pids) "
                                             "where the host allows; else the rlimit fallback.")
     require_cgroup: bool = Field(False, description="Refuse to start without a cgroup per run.")
+    python_fork_server: bool = Field(
+        True, description="Run Python tests as forks of a started interpreter in each container "
+                          "(sandboxes/runner/pyfork.py); False: exec python3 per test.")
 
 
 class DockerBackend(SandboxBackend):
@@ -107,7 +110,8 @@ class DockerBackend(SandboxBackend):
                             scratch_mb=self.config.scratch_mb, shm_mb=self.config.shm_mb,
                             pids_limit=self.config.pids_limit, cpus=self.config.cpus,
                             uids=[lease.uid for lease in self._leases],
-                            start_timeout_s=self.config.start_timeout_s, cgroups=self.config.cgroups)
+                            start_timeout_s=self.config.start_timeout_s, cgroups=self.config.cgroups,
+                            python_fork_server=self.config.python_fork_server)
             driver = (await asyncio.to_thread(self._client.info)).get("CgroupDriver", "?")
             if spec.cgroups and driver != "cgroupfs":
                 # --cgroup-parent is a path only with the cgroupfs driver (systemd wants a slice).

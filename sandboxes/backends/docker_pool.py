@@ -192,6 +192,7 @@ class PoolSpec:
     start_timeout_s: float
     ipc_root: Path | None = None
     cgroups: bool = True  # a cgroup per run (when the host allows: see ContainerPool.accounting)
+    python_fork_server: bool = True  # Python tests as forks of a zygote (sandboxes/runner/pyfork.py)
 
 
 class ContainerPool:
@@ -423,6 +424,8 @@ class ContainerPool:
                  "-m", "sandboxes.runner.agent", "--listen", "/ipc/agent.sock",
                  "--scratch-root", "/sandbox", "--run-uid", str(run_uid), "--run-gid", str(run_uid),
                  "--wipe", "/dev/shm", "--clear-ipc"]
+        if not spec.python_fork_server:
+            agent += ["--python-fork-server", "off"]
         kwargs = {}
         if spec.cpus:
             kwargs["nano_cpus"] = int(spec.cpus * 1e9)
@@ -509,7 +512,7 @@ def _procs_file(agent_pid: int) -> str | None:
 
 def _agent_helpers(agent_pid: int) -> set[int]:
     """The agent's own long-lived helpers: its direct children that run as root (the spawn
-    server, spawn_shim --serve). A run's process has the run uid and can never be root, and
+    server, spawn_shim --serve; the Python zygote, sandboxes/runner/zygote.py). A run's process has the run uid and can never be root, and
     one re-parented to the agent (an orphan) therefore does not count as a helper."""
     try:
         with open(f"/proc/{agent_pid}/task/{agent_pid}/children") as f:

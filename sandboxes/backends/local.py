@@ -96,7 +96,8 @@ def cgroup_binds(dirs: CgroupDirs | None) -> tuple[list[str], list[str]]:
 
 
 def bwrap_argv(bwrap: str, *, uid: int, fd: int, scratch_size_mb: int,
-               cgroup: CgroupDirs | None = None, pkg_root: Path = _PKG_ROOT) -> list[str]:
+               cgroup: CgroupDirs | None = None, pkg_root: Path = _PKG_ROOT,
+               python_fork_server: bool = True) -> list[str]:
     """The namespace each slot's agent lives in (see the module docstring for why each part)."""
     argv = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv",
@@ -125,6 +126,8 @@ def bwrap_argv(bwrap: str, *, uid: int, fd: int, scratch_size_mb: int,
     argv += ["--chdir", "/", "/usr/bin/python3", "-S", "-m", "sandboxes.runner.agent",
              "--fd", str(fd), "--scratch-root", "/tmp", "--run-uid", str(uid),
              "--run-gid", str(uid), "--wipe", "/dev/shm", "--clear-ipc", *cg_args]
+    if not python_fork_server:
+        argv += ["--python-fork-server", "off"]
     return argv
 
 
@@ -144,8 +147,10 @@ class Slot:
     _ids = itertools.count(1)
 
     def __init__(self, index: int, uid: int, bwrap: str, scratch_size_mb: int,
-                 cgroup: CgroupDirs | None = None, pkg_root: Path = _PKG_ROOT):
+                 cgroup: CgroupDirs | None = None, pkg_root: Path = _PKG_ROOT,
+                 python_fork_server: bool = True):
         self.index, self.uid, self.bwrap, self.scratch_size_mb = index, uid, bwrap, scratch_size_mb
+        self.python_fork_server = python_fork_server
         self.cgroup, self.pkg_root = cgroup, pkg_root
         self.proc: subprocess.Popen | None = None
         self.chan: Channel | None = None
@@ -167,7 +172,8 @@ class Slot:
         try:
             self.proc = subprocess.Popen(
                 bwrap_argv(self.bwrap, uid=self.uid, fd=box_end.fileno(), scratch_size_mb=self.scratch_size_mb,
-                           cgroup=self.cgroup, pkg_root=self.pkg_root),
+                           cgroup=self.cgroup, pkg_root=self.pkg_root,
+                           python_fork_server=self.python_fork_server),
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=None,
                 pass_fds=[box_end.fileno()], env={"PATH": "/usr/bin:/bin"}, close_fds=True)
         finally:
@@ -324,14 +330,17 @@ class LocalBackend(SandboxBackend):
                  scratch_size_mb: int = 256, uid_base: int = 61000,
                  lock_dir: str = "/run/oubliette-sandbox", bwrap: str | None = None,
                  selftest: bool = True, cgroups: bool = True, require_cgroup: bool = False,
-                 package_root: str | None = None):
+                 package_root: str | None = None, python_fork_server: bool = True):
         """``resolver``: a BlobStore (or anything with ``get``/``local_path``) for links.
         ``capacity``: parallel slots (default: CPU cores). ``scratch_size_mb``: tmpfs cap
         of one slot's scratch. ``output_store``: where ``output_to_store`` puts stdout
         (default: the resolver if it can ``put``). ``cgroups``: account each run in its own
         cgroup when the host allows (False: the rlimit fallback); ``require_cgroup``: refuse
         to start without one. ``package_root``: the checkout whose ``sandboxes/`` the agents
-        run (default: this one; benchmarks point it at another revision)."""
+        run (default: this one; benchmarks point it at another revision).
+        ``python_fork_server``: Python tests run as forks of a started interpreter per slot
+        (sandboxes/runner/pyfork.py); False: every test execs python3 (the old path)."""
+        self.python_fork_server = python_fork_server
         self._capacity = capacity or os.cpu_count() or 1
         self.resolver = convert.BlobResolver(resolver, pass_fds=True)
         self.output_store = output_store if output_store is not None else (
@@ -372,7 +381,8 @@ class LocalBackend(SandboxBackend):
                 lease = UidLease(self.lock_dir, self.uid_base)
                 self._leases.append(lease)
                 dirs = self._cgroup_tree.slot(f"slot-{i}") if self._cgroup_tree else None
-                slot = Slot(i, lease.uid, self.bwrap, self.scratch_size_mb, dirs, self.package_root)
+                slot = Slot(i, lease.uid, self.bwrap, self.scratch_size_mb, dirs, self.package_root,
+                            self.python_fork_server)
                 slot.spawn()
                 self.slots.append(slot)
             for slot in self.slots:

@@ -35,6 +35,7 @@ def handle(runner: Runner, req: dict, fds: list[int]) -> tuple[dict, bool]:
             runner.defer_reset = bool(req.get("reset_after_reply"))
             return {"ok": True, "reset_after_reply": runner.defer_reset, "protocol": PROTOCOL_VERSION, "pid": os.getpid(), "uid": os.getuid(),
                     "run_uid": runner.cfg.uid, "spawn": runner.spawn_mode,
+                    "python_fork_server": runner.pyfork is not None,
                     "accounting": runner.accounting,
                     "languages": languages.describe()}, True
         if op == "compile":
@@ -120,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
                         "controller: cpuacct, memory, pids, freezer); runs get groups below it")
     p.add_argument("--spawn", choices=["auto", "server", "shim", "fork"], default="auto",
                    help="start runs via the C spawn shim (fast) or os.fork (no compiler needed)")
+    p.add_argument("--python-fork-server", choices=["on", "off"], default="on",
+                   help="run Python tests as forks of a started interpreter (on) or exec each (off)")
     a = p.parse_args(argv)
 
     uid = None if a.no_setuid else a.run_uid
@@ -127,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     set_child_subreaper()
     runner = Runner(RunnerConfig(scratch_root=a.scratch_root, uid=uid, gid=gid,
                                  wipe_dirs=a.wipe, reap_orphans=True, spawn=a.spawn,
-                                 clear_ipc=a.clear_ipc, cgroup=CgroupDirs.parse(a.cgroup)))
+                                 clear_ipc=a.clear_ipc, cgroup=CgroupDirs.parse(a.cgroup),
+                                 python_fork_server=a.python_fork_server == "on"))
     if a.stdio:
         serve(_stdio_channel(), runner)
     elif a.fd is not None:

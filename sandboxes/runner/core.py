@@ -32,6 +32,7 @@ from sandboxes.runner import cgroup as cgroups
 from sandboxes.runner.classify import classify
 from sandboxes.runner.limits import Limits, rlimits_for
 from sandboxes.runner import reset, shim
+from sandboxes.runner.pyfork import ForkServer, ForkServerError
 from sandboxes.runner.process import Identity, Outcome, run_process
 from sandboxes.runner.spawn import SpawnServer
 
@@ -74,6 +75,10 @@ class RunnerConfig:
     # The control-group dirs delegated to this runner (one run-<n> group per compile/run
     # below them); None: no cgroup, rlimits and a /proc scan instead (see limits.py).
     cgroup: cgroups.CgroupDirs | None = None
+    # Python runs as forks of a per-runner zygote (pyfork.py) instead of an exec of
+    # python3 each; the exec path stays the fallback (and is used where the zygote cannot
+    # start). Off for runners without a run uid (Lambda): see THREAT_MODEL.md.
+    python_fork_server: bool = False
 
 
 def _b64(data: bytes) -> str:
@@ -112,6 +117,12 @@ class Runner:
         self._ipc_found = False  # the last clear found IPC objects: the check must look again
         if cfg.cgroup is not None:
             cgroups.sweep(cfg.cgroup)  # groups a previous agent in this slot left mid-run
+        self.pyfork: ForkServer | None = None
+        self._pycode: OrderedDict[str, bytes] = OrderedDict()  # source sha256 -> marshalled code
+        if cfg.python_fork_server and cfg.uid is not None:
+            py = get_language("python")
+            self.pyfork = ForkServer(py.run_argv[0], self._run_env(cfg.scratch_root, py),
+                                     (py.stack_mb or 0) << 20)
         self.shim = None
         self.server: SpawnServer | None = None
         if cfg.spawn != "fork":
@@ -184,6 +195,10 @@ class Runner:
         box = self._new_box()
         try:
             self._write(box, lang.source_name, src, mode=0o644)
+            if self._forkable(lang):
+                reply = self._compile_forked(box, lang, lim, src)
+                if reply is not None:
+                    return reply
             argv = [a.format(source=lang.source_name, output=lang.artifact_name)
                     for a in lang.compile_argv]
             out = self._exec(argv, box, lang, lim, stdin_fd=None)
@@ -221,7 +236,11 @@ class Runner:
                 self._write(box, _plain_name(name), self._source_bytes(src, fds, f"files[{name}]"), mode=0o644)
             stdin_fd = self._stdin_fd(req.get("stdin"), fds)
             argv = [a.format(program=os.path.join(box, lang.artifact_name)) for a in lang.run_argv] + list(args)
-            out = self._exec(argv, box, lang, lim, stdin_fd=stdin_fd)
+            out = None
+            if self._forkable(lang):
+                out = self._run_forked(box, lang, lim, stdin_fd, data, list(args))
+            if out is None:  # the exec path: no fork server, or the program does not compile
+                out = self._exec(argv, box, lang, lim, stdin_fd=stdin_fd)
         finally:
             if stdin_fd is not None:
                 os.close(stdin_fd)
@@ -322,9 +341,93 @@ class Runner:
         os.lseek(fd, 0, os.SEEK_SET)
         return fd
 
+    def _run_env(self, box: str, lang: Language) -> dict[str, str]:
+        return {"PATH": self.cfg.path_env, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+                "HOME": box, "TMPDIR": box, **lang.env}
+
+    # -- Python through the fork server (pyfork.py); None: use the exec path ---------------
+    def _forkable(self, lang: Language) -> bool:
+        return self.pyfork is not None and lang.name == "python"
+
+    def _forked(self, op: str, box: str, lang: Language, lim: Limits, stdin_fd: int | None,
+                code: bytes, args: list[str]) -> Outcome | None:
+        """``_exec``'s twin for a fork of the zygote. None: no zygote can be started here
+        (the runner falls back to the exec path for good and says why on stderr)."""
+        if not self.pyfork.alive():
+            try:
+                self.pyfork.start()
+            except ForkServerError as exc:
+                print(f"runner: Python fork server unavailable, using exec: {exc}", file=sys.stderr)
+                self.pyfork = None
+                return None
+        own_stdin = stdin_fd is None
+        if own_stdin:
+            stdin_fd = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+        group = None
+        try:
+            if self.cfg.cgroup is not None:
+                try:
+                    group = self._take_group(lim)
+                except cgroups.CgroupError as exc:
+                    return Outcome(setup_error=str(exc))
+            return self.pyfork.run(
+                op=op, box=box, path=os.path.join(box, lang.artifact_name), args=args, code=code,
+                env=self._run_env(box, lang), stdin_fd=stdin_fd,
+                rlimits=rlimits_for(lim, stack_mb=lang.stack_mb, cgroup=group is not None),
+                ident=self.ident, cpu_limit_s=lim.cpu_time_s, wall_limit_s=lim.wall_time_s,
+                output_cap=lim.output_bytes if op == "run" else MAX_ARTIFACT_BYTES,
+                stderr_cap=lim.stderr_bytes, cgroup=group)
+        finally:
+            if group is not None:
+                group.kill()
+                self._retired.append(group)
+            if own_stdin:
+                os.close(stdin_fd)
+
+    def _compile_forked(self, box: str, lang: Language, lim: Limits, src: bytes) -> dict | None:
+        """The compile step as a fork: the code object comes back marshalled (kept here by
+        the source's sha256) and the artifact stays the source, as on the exec path."""
+        out = self._forked("compile", box, lang, lim, None, b"", [])
+        if out is None:
+            return None
+        if out.setup_error:
+            return {"status": "IE", "log": out.setup_error, "wall_time_s": out.wall_time_s, "artifact": None}
+        status, msg = classify(out, lim)
+        if status != "OK":
+            log = out.stderr[:COMPILE_LOG_BYTES].decode(errors="replace")
+            return {"status": "CE", "log": (log + ("\n" if log else "") + msg).strip(),
+                    "wall_time_s": out.wall_time_s, "artifact": None}
+        self._keep_code(hashlib.sha256(src).hexdigest(), out.stdout)
+        art = self._remember(lang.artifact_language, src)
+        return {"status": "OK", "log": "", "wall_time_s": out.wall_time_s, "artifact": art}
+
+    def _keep_code(self, sha: str, code: bytes) -> None:
+        self._pycode[sha] = code
+        self._pycode.move_to_end(sha)
+        while len(self._pycode) > _CACHE_ENTRIES:
+            self._pycode.popitem(last=False)
+
+    def _run_forked(self, box: str, lang: Language, lim: Limits, stdin_fd: int, src: bytes,
+                    args: list[str]) -> Outcome | None:
+        """One test as a fork. The code object is compiled once per source and runner (a
+        compile fork on a miss: runs may reach a runner that did not compile). None: use
+        the exec path (no zygote, or a source that does not compile: the exec path reports
+        that SyntaxError as the run's RE, as before)."""
+        sha = hashlib.sha256(src).hexdigest()
+        code = self._pycode.get(sha)
+        if code is None:
+            comp = self._forked("compile", box, lang, lim, None, b"", [])
+            if comp is None or comp.setup_error:
+                return comp
+            if classify(comp, lim)[0] != "OK":
+                return None
+            self._keep_code(sha, comp.stdout)
+            code = comp.stdout
+        self._pycode.move_to_end(sha)
+        return self._forked("run", box, lang, lim, stdin_fd, code, args)
+
     def _exec(self, argv, box: str, lang: Language, lim: Limits, stdin_fd: int | None) -> Outcome:
-        env = {"PATH": self.cfg.path_env, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-               "HOME": box, "TMPDIR": box, **lang.env}
+        env = self._run_env(box, lang)
         own_stdin = stdin_fd is None
         if own_stdin:
             stdin_fd = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)

@@ -1,0 +1,166 @@
+"""A generated corpus of Python programs for the fork-server differential (no answers here).
+
+Each entry is (name, source, stdin). The expected behaviour is never written down: the
+test runs every program through a backend (fork server where it has one) and through a
+bare ``python3 -S -B main.py`` subprocess and compares the two. The corpus crosses the
+usual ways to read stdin with the usual ways to write stdout, then adds endings
+(exceptions, sys.exit variants, os._exit, threads, atexit, flush failures), big and
+unicode outputs, and probes of what a fresh interpreter looks like from inside.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+STDIN = "3\n10 20 30\nhéllo wörld ✓ 日本\n"
+
+# Each reader leaves `nums` (the 3 numbers) and `word` (the unicode line) defined.
+READERS = {
+    "input": "n = int(input())\nnums = list(map(int, input().split()))\nword = input()\n",
+    "readline": ("import sys\nn = int(sys.stdin.readline())\nnums = [int(x) for x in sys.stdin.readline().split()]\n"
+                 "word = sys.stdin.readline().rstrip('\\n')\n"),
+    "read_split": ("import sys\ndata = sys.stdin.read().split('\\n')\nn = int(data[0])\nnums = list(map(int, data[1].split()))\n"
+                   "word = data[2]\n"),
+    "buffer_read": ("import sys\nraw = sys.stdin.buffer.read()\nlines = raw.split(b'\\n')\nnums = list(map(int, lines[1].split()))\n"
+                    "word = lines[2].decode()\n"),
+    "open0": "lines = open(0).read().splitlines()\nnums = list(map(int, lines[1].split()))\nword = lines[2]\n",
+    "iterate": ("import sys\nrows = [line.rstrip('\\n') for line in sys.stdin]\nnums = list(map(int, rows[1].split()))\n"
+                "word = rows[2]\n"),
+    "readlines": "import sys\nrows = sys.stdin.readlines()\nnums = list(map(int, rows[1].split()))\nword = rows[2].strip()\n",
+    "bytesio": ("import io, os\nbuf = io.BytesIO(os.read(0, 1 << 16))\ninput = lambda: buf.readline().decode().rstrip('\\n')\n"
+                "n = int(input())\nnums = list(map(int, input().split()))\nword = input()\n"),
+    "fileinput_like": ("import sys\nit = iter(sys.stdin.read().splitlines())\nnext(it)\nnums = [int(t) for t in next(it).split()]\n"
+                       "word = next(it)\n"),
+}
+
+WRITERS = {
+    "print": "print(sum(nums))\nprint(word)\n",
+    "write": "import sys\nsys.stdout.write(str(sum(nums)) + '\\n')\nsys.stdout.write(word + '\\n')\n",
+    "buffer": "import sys\nsys.stdout.buffer.write(b'%d\\n' % sum(nums))\nsys.stdout.buffer.write(word.encode() + b'\\n')\n",
+    "join": "print('\\n'.join([str(sum(nums)), word]))\n",
+    "print_end": "print(sum(nums), end='')\nprint('', word, sep='|', end='\\n')\n",
+    "flush": "print(sum(nums), flush=True)\nprint(word, flush=True)\n",
+    "oswrite": "import os\nos.write(1, ('%d\\n%s\\n' % (sum(nums), word)).encode())\n",
+    "mixed": "import sys\nprint(sum(nums))\nsys.stdout.flush()\nsys.stdout.buffer.write(word.encode() + b'\\n')\n",
+    "stderr_too": "import sys\nprint(sum(nums))\nprint('debug', nums, file=sys.stderr)\nprint(word)\n",
+}
+
+ENDINGS = {
+    "zero_div": "def f(x):\n    return x // 0\nf(1)\n",
+    "key_error": "d = {}\nd['missing']\n",
+    "index_error": "[][5]\n",
+    "value_error": "int('abc')\n",
+    "type_error": "None + 1\n",
+    "attr_error": "object().nope\n",
+    "name_error": "undefined_name\n",
+    "assert": "assert 1 == 2, 'not equal'\n",
+    "custom": "class Boom(Exception):\n    pass\nraise Boom('custom message ✓')\n",
+    "chained": "try:\n    {}['k']\nexcept KeyError as e:\n    raise RuntimeError('wrapped') from e\n",
+    "context": "try:\n    1 / 0\nexcept ZeroDivisionError:\n    raise ValueError('during handling')\n",
+    "eof": "input()\ninput()\ninput()\ninput()\n",
+    "recursion": "def r(n):\n    return r(n + 1)\nr(0)\n",
+    "deep_ok": "import sys\nsys.setrecursionlimit(10 ** 6)\ndef r(n):\n    return 0 if n == 0 else 1 + r(n - 1)\nprint(r(100000))\n",
+    "exit_none": "import sys\nprint('x')\nsys.exit()\n",
+    "exit_0": "import sys\nprint('x')\nsys.exit(0)\n",
+    "exit_3": "import sys\nprint('x')\nsys.exit(3)\n",
+    "exit_256": "raise SystemExit(256)\n",
+    "exit_neg": "import sys\nsys.exit(-1)\n",
+    "exit_msg": "import sys\nprint('out')\nsys.exit('fatal: bad input ✓')\n",
+    "exit_obj": "import sys\nsys.exit([1, 2])\n",
+    "exit_true": "import sys\nsys.exit(True)\n",
+    "os_exit_lost": "import os\nprint('buffered, never flushed')\nos._exit(4)\n",
+    "os_exit_flushed": "import os, sys\nprint('flushed')\nsys.stdout.flush()\nos._exit(0)\n",
+    "builtin_exit": "exit(2)\n",  # -S: no site, so no exit() builtin: a NameError in both
+    "keyboard_interrupt": "raise KeyboardInterrupt\n",
+    "thread_join": ("import threading, time\ndef w():\n    time.sleep(0.05)\n    print('from thread', flush=True)\n"
+                    "threading.Thread(target=w).start()\nprint('main done')\n"),
+    "thread_exc": "import threading\ndef w():\n    raise ValueError('in thread')\nt = threading.Thread(target=w)\nt.start()\nt.join()\nprint('after')\n",
+    "daemon": "import threading, time\nthreading.Thread(target=time.sleep, args=(10,), daemon=True).start()\nprint('bye')\n",
+    "atexit": "import atexit\natexit.register(lambda: print('atexit ran'))\natexit.register(print, 'registered second')\nprint('main')\n",
+    "atexit_exc": "import atexit, sys\natexit.register(lambda: print('cleanup'))\nsys.exit(5)\n",
+    "atexit_after_error": "import atexit\natexit.register(lambda: print('still runs'))\nraise OSError('x')\n",
+    "del_at_exit": "class A:\n    def __del__(self):\n        print('finalized')\na = A()\nprint('main')\n",
+    "excepthook": ("import sys\ndef hook(t, v, tb):\n    print('hooked', t.__name__, v, file=sys.stderr)\n"
+                   "sys.excepthook = hook\nraise LookupError('custom hook')\n"),
+    "flush_fails": "import os\nprint('lost')\nos.close(1)\n",
+    "stdout_closed": "import sys\nprint('a')\nsys.stdout.close()\n",
+    "broken_print": "import sys\nsys.stdout.close()\nprint('b')\n",
+    "stderr_only": "import sys\nsys.stderr.write('only stderr ✓\\n')\n",
+    "unicode_out": "print('αβγ 日本語 🎉 \\u00e9')\nprint(chr(0x1F600) * 3)\n",
+    "surrogate": "print('\\udc80')\n",
+    "big_output": "import sys\nsys.stdout.write('\\n'.join(str(i) for i in range(200000)) + '\\n')\n",
+    "big_print_loop": "for i in range(50000):\n    print(i, i * i)\n",
+    "big_stderr": "import sys\nfor i in range(3000):\n    print('err line', i, file=sys.stderr)\nprint('done')\n",
+    "memory_ok": "x = [0] * (5 * 10 ** 6)\nprint(len(x))\n",
+    "gen_exc": "def g():\n    yield 1\n    raise StopIteration\nprint(list(g()))\n",
+    "syntax_at_runtime": "exec('x = (')\n",
+    "import_error": "import definitely_not_a_module\n",
+    "exception_group": "raise ExceptionGroup('many', [ValueError(1), TypeError(2)])\n",
+    "warnings": "import warnings\nwarnings.warn('careful')\nprint('after warn')\n",
+    "del_replaced_stdout": ("import sys, io\nclass A:\n    def __del__(self):\n        print('del sees', sys.stdout is sys.__stdout__)\n"
+                            "a = A()\nsys.stdout = io.StringIO()\nprint('hidden')\n"),
+    "del_private_first": ("class A:\n    def __init__(self, n):\n        self.n = n\n    def __del__(self):\n        print('del', self.n)\n"
+                          "_b = A('private')\nc = A('public')\n"),
+    "del_cycle": ("import gc\nclass A:\n    def __del__(self):\n        print('cycle freed')\n"
+                  "a = A()\na.me = a\ndel a\nprint('main')\n"),
+    "del_after_exception": ("class A:\n    def __del__(self):\n        print('del after error', flush=True)\n"
+                            "a = A()\nraise ValueError('x')\n"),
+    "del_after_exit": "import sys\nclass A:\n    def __del__(self):\n        print('del after exit')\na = A()\nsys.exit(4)\n",
+    "unflushed_writer": "out = open(1, 'w', closefd=False)\nout.write('through a second writer\\n')\nprint('first')\n",
+    "unflushed_file_then_read": ("f = open('data.txt', 'w')\nf.write('x' * 10)\n"
+                                 "import atexit\natexit.register(lambda: print(open('data.txt').read() == ''))\n"),
+    "logging_atexit": "import logging, sys\nlogging.basicConfig(stream=sys.stdout, level=logging.INFO, format='%(message)s')\nlogging.info('logged')\n",
+    "thread_prints_late": ("import threading, sys\nev = threading.Event()\n"
+                           "def w():\n    ev.wait()\n    sys.stdout.write('late\\n')\n"
+                           "threading.Thread(target=w).start()\nprint('early')\nev.set()\n"),
+    "atexit_raises": "import atexit\ndef bad():\n    raise RuntimeError('in atexit')\natexit.register(bad)\nprint('x')\n",
+    "excepthook_raises": "import sys\ndef h(*a):\n    raise TypeError('hook broke')\nsys.excepthook = h\nraise ValueError('v')\n",
+    "exit_in_thread": "import threading, sys\nt = threading.Thread(target=sys.exit, args=(3,))\nt.start()\nt.join()\nprint('alive')\n",
+    "keyboard_in_main_after_output": "print('before')\nraise KeyboardInterrupt('stop')\n",
+    "exit_str_unicode": "raise SystemExit('ünïcode ✓')\n",
+    "exit_huge": "raise SystemExit(2 ** 40 + 7)\n",
+    "flush_fails_then_exit_3": "import os, sys\nprint('lost')\nos.close(1)\nsys.exit(3)\n",
+    "unraisable": "class A:\n    def __del__(self):\n        raise ValueError('in del')\nA()\nprint('ok')\n",
+}
+
+PROBES = {
+    "modules": "import sys\nprint(sorted(sys.modules))\n",
+    "globals": "print(sorted(globals()))\nprint(__name__, __doc__, __package__, __spec__, __cached__)\n",
+    "loader": "print(type(__loader__).__name__, __loader__.name)\n",
+    "argv_file": "import sys, os\nprint(sys.argv[0] == __file__, os.path.basename(__file__), len(sys.argv))\n",
+    "cwd_path0": "import os, sys\nprint(os.getcwd() == os.path.dirname(__file__) == sys.path[0])\nprint(sys.path[1:])\n",
+    "orig_argv": "import sys\nprint(sys.orig_argv[0], sys.orig_argv[1:3], sys.orig_argv[-1] == __file__)\n",
+    "flags": "import sys\nprint(sys.flags)\nprint(sys.executable, sys.prefix)\n",
+    "env": "import os\nprint(sorted(os.environ))\nprint(os.environ['HOME'] == os.environ['TMPDIR'] == os.getcwd())\n",
+    "stdio": ("import sys\nfor s in (sys.stdin, sys.stdout, sys.stderr):\n"
+             "    print(s.name, s.mode, s.encoding, s.errors, s.line_buffering, s.write_through, repr(s.newlines), s.isatty())\n"
+             "print(sys.stdin is sys.__stdin__, sys.stdout is sys.__stdout__, sys.stderr is sys.__stderr__)\n"
+             "print(sys.stdin.buffer.raw.name, sys.stdout.buffer.raw.name, type(sys.stdout.buffer).__name__)\n"),
+    "signals": ("import signal\nfor s in (signal.SIGINT, signal.SIGPIPE, signal.SIGXFSZ, signal.SIGTERM, signal.SIGCHLD, signal.SIGHUP,"
+                " signal.SIGUSR1, signal.SIGALRM):\n    print(s.name, signal.getsignal(s))\nprint(signal.pthread_sigmask(signal.SIG_BLOCK, []))\n"),
+    "limits": "import sys\nprint(sys.getrecursionlimit(), sys.getswitchinterval(), sys.getdefaultencoding())\n",
+    "gc_enabled": "import gc\nprint(gc.isenabled(), gc.get_threshold())\n",
+    "random_works": "import random\nx = random.random()\nprint(0 <= x < 1, random.randint(1, 1))\n",
+    "source_readable": "print(open(__file__).read().splitlines()[0])\n",
+    "pickle_main": "import pickle\nclass P:\n    v = 3\nprint(pickle.loads(pickle.dumps(P())).v)\n",
+    "dunder_main_import": "import __main__\nprint(__main__.__dict__ is globals(), __main__.__file__ == __file__)\n",
+    "fds": "import os\nprint(sorted(int(f) for f in os.listdir('/proc/self/fd'))[:3])\n",
+    "sigpipe_default": "import signal\nprint(signal.getsignal(signal.SIGPIPE) == signal.SIG_IGN)\n",
+    "threading_main": "import threading\nprint(threading.current_thread() is threading.main_thread(), threading.active_count())\n",
+    "tempdir": "import tempfile, os\nprint(tempfile.gettempdir() == os.getcwd())\n",
+    "traceback_depth": "import traceback\ntry:\n    1 / 0\nexcept ZeroDivisionError:\n    print(len(traceback.format_exc().splitlines()))\n",
+}
+
+
+def corpus() -> list[tuple[str, str, str]]:
+    out = []
+    for (rn, reader), (wn, writer) in itertools.product(READERS.items(), WRITERS.items()):
+        out.append((f"io-{rn}-{wn}", reader + writer, STDIN))
+    for name, body in ENDINGS.items():
+        out.append((f"end-{name}", body, STDIN))
+    for name, body in PROBES.items():
+        out.append((f"probe-{name}", body, STDIN))
+    # A reader/writer prefix before each ending: state built up before the ending matters.
+    for (name, body), reader in zip(ENDINGS.items(), itertools.cycle(READERS.values())):
+        out.append((f"mix-{name}", reader + "print(sum(nums))\n" + body, STDIN))
+    return out
