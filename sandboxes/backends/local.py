@@ -38,7 +38,7 @@ from pathlib import Path
 from sandboxes.backends.base import SandboxBackend, SandboxError
 from sandboxes.backends.cgroup_host import CgroupTree
 from sandboxes.runner.cgroup import CgroupDirs
-from sandboxes.runner import convert
+from sandboxes.runner import convert, pch
 from sandboxes.runner.batching import run_batch
 from sandboxes.runner.protocol import Channel, ProtocolError
 from sandboxes.types import Artifact, Batch, BatchResult, CompileResult, RunResult, RunSpec, Source
@@ -47,6 +47,7 @@ from sandboxes.backends.selftest import run_selftests
 log = logging.getLogger(__name__)
 _PKG_ROOT = Path(__file__).resolve().parents[2]  # the dir holding sandboxes/
 _BOX_PKG = "/opt/oubliette"
+_BOX_PCH = "/opt/oubliette-pch"
 _ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime",
               "nsswitch.conf", "host.conf")
 # What the agent keeps: change uid/gid for runs, chown their scratch, kill them, remove
@@ -94,7 +95,8 @@ def cgroup_binds(dirs: CgroupDirs | None) -> tuple[list[str], list[str]]:
 
 
 def bwrap_argv(bwrap: str, *, uid: int, fd: int, scratch_size_mb: int,
-               cgroup: CgroupDirs | None = None, pkg_root: Path = _PKG_ROOT) -> list[str]:
+               cgroup: CgroupDirs | None = None, pkg_root: Path = _PKG_ROOT,
+               pch_root: str | None = None) -> list[str]:
     """The namespace each slot's agent lives in (see the module docstring for why each part)."""
     argv = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv",
@@ -117,12 +119,16 @@ def bwrap_argv(bwrap: str, *, uid: int, fd: int, scratch_size_mb: int,
              "--mqueue", "/dev/mqueue",
              "--ro-bind", str(pkg_root / "sandboxes"), f"{_BOX_PKG}/sandboxes"]
     cg_binds, cg_args = cgroup_binds(cgroup)
+    pch_args = []
+    if pch_root:  # built on the host by trusted code; read-only to everything in the slot
+        argv += ["--ro-bind", pch_root, _BOX_PCH]
+        pch_args = ["--pch-root", _BOX_PCH]
     argv += cg_binds + ["--cap-drop", "ALL"]
     for cap in _AGENT_CAPS:
         argv += ["--cap-add", cap]
     argv += ["--chdir", "/", "/usr/bin/python3", "-S", "-m", "sandboxes.runner.agent",
              "--fd", str(fd), "--scratch-root", "/tmp", "--run-uid", str(uid),
-             "--run-gid", str(uid), "--wipe", "/dev/shm", "--clear-ipc", *cg_args]
+             "--run-gid", str(uid), "--wipe", "/dev/shm", "--clear-ipc", *cg_args, *pch_args]
     return argv
 
 
@@ -132,9 +138,10 @@ class Slot:
     _ids = itertools.count(1)
 
     def __init__(self, index: int, uid: int, bwrap: str, scratch_size_mb: int,
-                 cgroup: CgroupDirs | None = None, pkg_root: Path = _PKG_ROOT):
+                 cgroup: CgroupDirs | None = None, pkg_root: Path = _PKG_ROOT,
+                 pch_root: str | None = None):
         self.index, self.uid, self.bwrap, self.scratch_size_mb = index, uid, bwrap, scratch_size_mb
-        self.cgroup, self.pkg_root = cgroup, pkg_root
+        self.cgroup, self.pkg_root, self.pch_root = cgroup, pkg_root, pch_root
         self.proc: subprocess.Popen | None = None
         self.chan: Channel | None = None
         self.held: OrderedDict[str, None] = OrderedDict()
@@ -153,7 +160,7 @@ class Slot:
         try:
             self.proc = subprocess.Popen(
                 bwrap_argv(self.bwrap, uid=self.uid, fd=box_end.fileno(), scratch_size_mb=self.scratch_size_mb,
-                           cgroup=self.cgroup, pkg_root=self.pkg_root),
+                           cgroup=self.cgroup, pkg_root=self.pkg_root, pch_root=self.pch_root),
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=None,
                 pass_fds=[box_end.fileno()], env={"PATH": "/usr/bin:/bin"}, close_fds=True)
         finally:
@@ -216,6 +223,23 @@ class Slot:
         self.kill()
 
 
+def prepare_pch(root: str | None) -> str | None:
+    """Build the precompiled headers on the host (once per compiler and flags; later starts
+    find them) and return the dir to bind, or None to compile without. A failure costs
+    speed only, never a verdict, so it is logged rather than raised."""
+    if not root:
+        return None
+    try:
+        pch.build(root)
+        st = os.stat(root)
+        if st.st_uid != 0 or st.st_mode & 0o022:
+            raise OSError(f"{root} must be owned by root and not group/other-writable")
+        return root
+    except (OSError, subprocess.SubprocessError, RuntimeError) as exc:
+        log.warning("local backend without precompiled headers: %s", exc)
+        return None
+
+
 class LocalBackend(SandboxBackend):
     name = "local"
 
@@ -223,14 +247,16 @@ class LocalBackend(SandboxBackend):
                  scratch_size_mb: int = 256, uid_base: int = 61000,
                  lock_dir: str = "/run/oubliette-sandbox", bwrap: str | None = None,
                  selftest: bool = True, cgroups: bool = True, require_cgroup: bool = False,
-                 package_root: str | None = None):
+                 package_root: str | None = None, pch_cache: str | None = "/var/cache/oubliette/pch"):
         """``resolver``: a BlobStore (or anything with ``get``/``local_path``) for links.
         ``capacity``: parallel slots (default: CPU cores). ``scratch_size_mb``: tmpfs cap
         of one slot's scratch. ``output_store``: where ``output_to_store`` puts stdout
         (default: the resolver if it can ``put``). ``cgroups``: account each run in its own
         cgroup when the host allows (False: the rlimit fallback); ``require_cgroup``: refuse
         to start without one. ``package_root``: the checkout whose ``sandboxes/`` the agents
-        run (default: this one; benchmarks point it at another revision)."""
+        run (default: this one; benchmarks point it at another revision). ``pch_cache``:
+        host dir where precompiled headers are built once (sandboxes/runner/pch.py) and
+        bound read-only into every slot; None: compile without them."""
         self._capacity = capacity or os.cpu_count() or 1
         self.resolver = convert.BlobResolver(resolver, pass_fds=True)
         self.output_store = output_store if output_store is not None else (
@@ -244,6 +270,7 @@ class LocalBackend(SandboxBackend):
         self.use_cgroups, self.require_cgroup = cgroups, require_cgroup
         self.package_root = Path(package_root) if package_root else _PKG_ROOT
         self._cgroup_tree: CgroupTree | None = None
+        self.pch_cache, self.pch_root = pch_cache, None
         self.accounting = "rlimit"  # capability: cgroup-v1 / cgroup-v2 / rlimit (set by start)
         self.accounting_note = ""
 
@@ -265,11 +292,13 @@ class LocalBackend(SandboxBackend):
         self._idle = asyncio.Queue()
         try:
             self._setup_cgroups()
+            self.pch_root = await asyncio.to_thread(prepare_pch, self.pch_cache)
             for i in range(self._capacity):
                 lease = UidLease(self.lock_dir, self.uid_base)
                 self._leases.append(lease)
                 dirs = self._cgroup_tree.slot(f"slot-{i}") if self._cgroup_tree else None
-                slot = Slot(i, lease.uid, self.bwrap, self.scratch_size_mb, dirs, self.package_root)
+                slot = Slot(i, lease.uid, self.bwrap, self.scratch_size_mb, dirs, self.package_root,
+                            self.pch_root)
                 slot.spawn()
                 self.slots.append(slot)
             for slot in self.slots:

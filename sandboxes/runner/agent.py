@@ -100,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
                         "controller: cpuacct, memory, pids, freezer); runs get groups below it")
     p.add_argument("--spawn", choices=["auto", "shim", "fork"], default="auto",
                    help="start runs via the C spawn shim (fast) or os.fork (no compiler needed)")
+    p.add_argument("--pch-root", default=os.environ.get("OUBLIETTE_PCH_ROOT") or None,
+                   help="read-only dir of precompiled headers (sandboxes/runner/pch.py)")
     a = p.parse_args(argv)
 
     uid = None if a.no_setuid else a.run_uid
@@ -107,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     set_child_subreaper()
     runner = Runner(RunnerConfig(scratch_root=a.scratch_root, uid=uid, gid=gid,
                                  wipe_dirs=a.wipe, reap_orphans=True, spawn=a.spawn,
-                                 clear_ipc=a.clear_ipc, cgroup=CgroupDirs.parse(a.cgroup)))
+                                 clear_ipc=a.clear_ipc, cgroup=CgroupDirs.parse(a.cgroup),
+                                 pch_root=a.pch_root))
     if a.stdio:
         serve(_stdio_channel(), runner)
     elif a.fd is not None:
