@@ -121,7 +121,9 @@ class Offer:
 
     def used(self, deps: bytes | None) -> bool:
         """GCC used the PCH iff the header itself is not the first file it read after the
-        source and the implicit preinclude (the gate made ``#include <H>`` come first)."""
+        source and the implicit preinclude (the gate made ``#include <H>`` come first).
+        A metric only: a source that includes H a second time reads H's file then, so
+        such a compile is counted ``not_used`` even when GCC took the PCH."""
         if deps is None:
             return False
         words = [w for w in deps.replace(b"\\\n", b" ").split()[1:] if not w.endswith(b":")]
