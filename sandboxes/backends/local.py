@@ -116,13 +116,14 @@ def bwrap_argv(bwrap: str, *, uid: int, fd: int, scratch_size_mb: int,
              "--perms", "0755", "--size", str(scratch_size_mb << 20), "--tmpfs", "/tmp",
              "--perms", "1777", "--size", str(16 << 20), "--tmpfs", "/dev/shm",
              # The slot's POSIX message queues, visible as files so the agent can empty them.
-             "--mqueue", "/dev/mqueue",
-             "--ro-bind", str(pkg_root / "sandboxes"), f"{_BOX_PKG}/sandboxes"]
-    cg_binds, cg_args = cgroup_binds(cgroup)
+             "--mqueue", "/dev/mqueue"]
     pch_args = []
     if pch_root:  # built on the host by trusted code; read-only to everything in the slot
-        argv += ["--ro-bind", pch_root, _BOX_PCH]
+        # /opt must be 0755 for the run uid's compiler to reach it (bwrap makes parents 0700).
+        argv += ["--perms", "0755", "--dir", "/opt", "--ro-bind", pch_root, _BOX_PCH]
         pch_args = ["--pch-root", _BOX_PCH]
+    argv += ["--ro-bind", str(pkg_root / "sandboxes"), f"{_BOX_PKG}/sandboxes"]
+    cg_binds, cg_args = cgroup_binds(cgroup)
     argv += cg_binds + ["--cap-drop", "ALL"]
     for cap in _AGENT_CAPS:
         argv += ["--cap-add", cap]

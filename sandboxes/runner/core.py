@@ -161,6 +161,9 @@ class Runner:
         again, _, _ = self._compile_in_box(lang, src, lim, base)
         again["wall_time_s"] = round(again["wall_time_s"] + reply["wall_time_s"], 6)
         again["pch"] = "retried"
+        if again["status"] == "OK":  # the PCH, not the source, failed: worth a line in the log
+            print(f"runner: compile failed with the PCH ({why}) and passed without it: "
+                  f"{reply['log'][-500:]}", file=sys.stderr)
         return again
 
     def _compile_in_box(self, lang: Language, src: bytes, lim: Limits, argv: list[str],
