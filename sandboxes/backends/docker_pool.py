@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sandboxes.backends.cgroup_host import CgroupTree
+from sandboxes.runner.pch import IMAGE_PCH_ROOT
 from sandboxes.runner.cgroup import CgroupDirs
 
 log = logging.getLogger(__name__)
@@ -355,7 +356,7 @@ class ContainerPool:
         agent = ["/usr/bin/env", "PYTHONPATH=/opt/oubliette", "/usr/bin/python3", "-S",
                  "-m", "sandboxes.runner.agent", "--listen", "/ipc/agent.sock",
                  "--scratch-root", "/sandbox", "--run-uid", str(run_uid), "--run-gid", str(run_uid),
-                 "--wipe", "/dev/shm", "--clear-ipc"]
+                 "--wipe", "/dev/shm", "--clear-ipc", "--pch-root", IMAGE_PCH_ROOT]
         kwargs = {}
         if spec.cpus:
             kwargs["nano_cpus"] = int(spec.cpus * 1e9)

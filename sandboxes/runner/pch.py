@@ -41,6 +41,7 @@ from sandboxes.languages import LANGUAGES, Language
 FORMAT = "pch-v1"
 MANIFEST = "MANIFEST.json"
 DEPS_NAME = "main.d"
+IMAGE_PCH_ROOT = "/opt/oubliette/pch"  # where infra/sandbox-image/Dockerfile builds them
 # argv words that only matter for linking or name files; everything else must match.
 _NOT_FOR_HEADER = {"{source}", "-lm"}
 _PROPER = {"c": "cc1", "cpp": "cc1plus"}
