@@ -169,7 +169,10 @@ def test_damaged_pch_changes_no_verdict(how, pch_root, reference, tmp_path):
     for name in SMALL:
         got, used = judged(runner, "cpp", programs[name], tmp_path)
         assert got == reference("cpp", programs[name]), (how, name, used)
-        assert used != "used", (how, name)  # GCC took none of these
+        # GCC takes none of these, except one built without -DONLINE_JUDGE: no header reads
+        # that macro, so GCC accepts it (and the probe still sees oj=1, as the reference).
+        if how != "other-macros":
+            assert used != "used", (how, name)
 
 
 def test_stale_key_or_missing_manifest_is_not_offered(pch_root, tmp_path):
