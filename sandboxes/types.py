@@ -94,6 +94,9 @@ class CompileResult(_Model):
     log: str = Field("", description="Compiler stdout+stderr (capped).")
     wall_time_s: float = 0.0
     artifact: Artifact | None = Field(None, description="Reusable compiled program, when cacheable.")
+    pch: str | None = Field(None, description="Precompiled header: 'used', 'not_used' (GCC "
+                            "refused it), 'retried' (failed with it, verdict from a plain "
+                            "compile); None when none was offered.")
 
 
 class RunResult(_Model):

@@ -45,6 +45,7 @@ from pathlib import Path
 
 from sandboxes.backends.cgroup_host import CgroupTree
 from sandboxes.backends.slot_queue import SlotQueue
+from sandboxes.runner.pch import IMAGE_PCH_ROOT
 from sandboxes.runner.cgroup import CgroupDirs
 
 log = logging.getLogger(__name__)
@@ -423,7 +424,7 @@ class ContainerPool:
         agent = ["/usr/bin/env", "PYTHONPATH=/opt/oubliette", "/usr/bin/python3", "-S",
                  "-m", "sandboxes.runner.agent", "--listen", "/ipc/agent.sock",
                  "--scratch-root", "/sandbox", "--run-uid", str(run_uid), "--run-gid", str(run_uid),
-                 "--wipe", "/dev/shm", "--clear-ipc"]
+                 "--wipe", "/dev/shm", "--clear-ipc", "--pch-root", IMAGE_PCH_ROOT]
         if not spec.python_fork_server:
             agent += ["--python-fork-server", "off"]
         kwargs = {}

@@ -40,7 +40,7 @@ from sandboxes.backends.base import SandboxBackend, SandboxError
 from sandboxes.backends.cgroup_host import CgroupTree
 from sandboxes.backends.slot_queue import PriorityGate, SlotQueue
 from sandboxes.runner.cgroup import CgroupDirs
-from sandboxes.runner import convert
+from sandboxes.runner import convert, pch
 from sandboxes.runner.batching import run_batch
 from sandboxes.runner.protocol import Channel, ProtocolError
 from sandboxes.types import Artifact, Batch, BatchResult, CompileResult, RunResult, RunSpec, Source
@@ -49,6 +49,7 @@ from sandboxes.backends.selftest import run_selftests
 log = logging.getLogger(__name__)
 _PKG_ROOT = Path(__file__).resolve().parents[2]  # the dir holding sandboxes/
 _BOX_PKG = "/opt/oubliette"
+_BOX_PCH = "/opt/oubliette-pch"
 _ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime",
               "nsswitch.conf", "host.conf")
 # What the agent keeps: change uid/gid for runs, chown their scratch, kill them, remove
@@ -97,7 +98,7 @@ def cgroup_binds(dirs: CgroupDirs | None) -> tuple[list[str], list[str]]:
 
 def bwrap_argv(bwrap: str, *, uid: int, fd: int, scratch_size_mb: int,
                cgroup: CgroupDirs | None = None, pkg_root: Path = _PKG_ROOT,
-               python_fork_server: bool = True) -> list[str]:
+               python_fork_server: bool = True, pch_root: str | None = None) -> list[str]:
     """The namespace each slot's agent lives in (see the module docstring for why each part)."""
     argv = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv",
@@ -117,15 +118,20 @@ def bwrap_argv(bwrap: str, *, uid: int, fd: int, scratch_size_mb: int,
              "--perms", "0755", "--size", str(scratch_size_mb << 20), "--tmpfs", "/tmp",
              "--perms", "1777", "--size", str(16 << 20), "--tmpfs", "/dev/shm",
              # The slot's POSIX message queues, visible as files so the agent can empty them.
-             "--mqueue", "/dev/mqueue",
-             "--ro-bind", str(pkg_root / "sandboxes"), f"{_BOX_PKG}/sandboxes"]
+             "--mqueue", "/dev/mqueue"]
+    pch_args = []
+    if pch_root:  # built on the host by trusted code; read-only to everything in the slot
+        # /opt must be 0755 for the run uid's compiler to reach it (bwrap makes parents 0700).
+        argv += ["--perms", "0755", "--dir", "/opt", "--ro-bind", pch_root, _BOX_PCH]
+        pch_args = ["--pch-root", _BOX_PCH]
+    argv += ["--ro-bind", str(pkg_root / "sandboxes"), f"{_BOX_PKG}/sandboxes"]
     cg_binds, cg_args = cgroup_binds(cgroup)
     argv += cg_binds + ["--cap-drop", "ALL"]
     for cap in _AGENT_CAPS:
         argv += ["--cap-add", cap]
     argv += ["--chdir", "/", "/usr/bin/python3", "-S", "-m", "sandboxes.runner.agent",
              "--fd", str(fd), "--scratch-root", "/tmp", "--run-uid", str(uid),
-             "--run-gid", str(uid), "--wipe", "/dev/shm", "--clear-ipc", *cg_args]
+             "--run-gid", str(uid), "--wipe", "/dev/shm", "--clear-ipc", *cg_args, *pch_args]
     if not python_fork_server:
         argv += ["--python-fork-server", "off"]
     return argv
@@ -148,10 +154,10 @@ class Slot:
 
     def __init__(self, index: int, uid: int, bwrap: str, scratch_size_mb: int,
                  cgroup: CgroupDirs | None = None, pkg_root: Path = _PKG_ROOT,
-                 python_fork_server: bool = True):
+                 python_fork_server: bool = True, pch_root: str | None = None):
         self.index, self.uid, self.bwrap, self.scratch_size_mb = index, uid, bwrap, scratch_size_mb
         self.python_fork_server = python_fork_server
-        self.cgroup, self.pkg_root = cgroup, pkg_root
+        self.cgroup, self.pkg_root, self.pch_root = cgroup, pkg_root, pch_root
         self.proc: subprocess.Popen | None = None
         self.chan: Channel | None = None
         self.held: OrderedDict[str, None] = OrderedDict()
@@ -173,7 +179,7 @@ class Slot:
             self.proc = subprocess.Popen(
                 bwrap_argv(self.bwrap, uid=self.uid, fd=box_end.fileno(), scratch_size_mb=self.scratch_size_mb,
                            cgroup=self.cgroup, pkg_root=self.pkg_root,
-                           python_fork_server=self.python_fork_server),
+                           python_fork_server=self.python_fork_server, pch_root=self.pch_root),
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=None,
                 pass_fds=[box_end.fileno()], env={"PATH": "/usr/bin:/bin"}, close_fds=True)
         finally:
@@ -323,6 +329,23 @@ class Slot:
         self.kill()
 
 
+def prepare_pch(root: str | None) -> str | None:
+    """Build the precompiled headers on the host (once per compiler and flags; later starts
+    find them) and return the dir to bind, or None to compile without. A failure costs
+    speed only, never a verdict, so it is logged rather than raised."""
+    if not root:
+        return None
+    try:
+        pch.build(root)
+        st = os.stat(root)
+        if st.st_uid != 0 or st.st_mode & 0o022:
+            raise OSError(f"{root} must be owned by root and not group/other-writable")
+        return root
+    except (OSError, subprocess.SubprocessError, RuntimeError) as exc:
+        log.warning("local backend without precompiled headers: %s", exc)
+        return None
+
+
 class LocalBackend(SandboxBackend):
     name = "local"
 
@@ -330,7 +353,8 @@ class LocalBackend(SandboxBackend):
                  scratch_size_mb: int = 256, uid_base: int = 61000,
                  lock_dir: str = "/run/oubliette-sandbox", bwrap: str | None = None,
                  selftest: bool = True, cgroups: bool = True, require_cgroup: bool = False,
-                 package_root: str | None = None, python_fork_server: bool = True):
+                 package_root: str | None = None, python_fork_server: bool = True,
+                 pch_cache: str | None = "/var/cache/oubliette/pch"):
         """``resolver``: a BlobStore (or anything with ``get``/``local_path``) for links.
         ``capacity``: parallel slots (default: CPU cores). ``scratch_size_mb``: tmpfs cap
         of one slot's scratch. ``output_store``: where ``output_to_store`` puts stdout
@@ -339,7 +363,9 @@ class LocalBackend(SandboxBackend):
         to start without one. ``package_root``: the checkout whose ``sandboxes/`` the agents
         run (default: this one; benchmarks point it at another revision).
         ``python_fork_server``: Python tests run as forks of a started interpreter per slot
-        (sandboxes/runner/pyfork.py); False: every test execs python3 (the old path)."""
+        (sandboxes/runner/pyfork.py); False: every test execs python3 (the old path).
+        ``pch_cache``: host dir where precompiled headers are built once
+        (sandboxes/runner/pch.py) and bound read-only into every slot; None: compile without them."""
         self.python_fork_server = python_fork_server
         self._capacity = capacity or os.cpu_count() or 1
         self.resolver = convert.BlobResolver(resolver, pass_fds=True)
@@ -355,6 +381,7 @@ class LocalBackend(SandboxBackend):
         self.use_cgroups, self.require_cgroup = cgroups, require_cgroup
         self.package_root = Path(package_root) if package_root else _PKG_ROOT
         self._cgroup_tree: CgroupTree | None = None
+        self.pch_cache, self.pch_root = pch_cache, None
         self.accounting = "rlimit"  # capability: cgroup-v1 / cgroup-v2 / rlimit (set by start)
         self.accounting_note = ""
 
@@ -377,12 +404,13 @@ class LocalBackend(SandboxBackend):
         self._gate = PriorityGate(self._capacity)
         try:
             self._setup_cgroups()
+            self.pch_root = await asyncio.to_thread(prepare_pch, self.pch_cache)
             for i in range(self._capacity):
                 lease = UidLease(self.lock_dir, self.uid_base)
                 self._leases.append(lease)
                 dirs = self._cgroup_tree.slot(f"slot-{i}") if self._cgroup_tree else None
                 slot = Slot(i, lease.uid, self.bwrap, self.scratch_size_mb, dirs, self.package_root,
-                            self.python_fork_server)
+                            self.python_fork_server, self.pch_root)
                 slot.spawn()
                 self.slots.append(slot)
             for slot in self.slots:

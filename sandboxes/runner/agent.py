@@ -123,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="start runs via the C spawn shim (fast) or os.fork (no compiler needed)")
     p.add_argument("--python-fork-server", choices=["on", "off"], default="on",
                    help="run Python tests as forks of a started interpreter (on) or exec each (off)")
+    p.add_argument("--pch-root", default=os.environ.get("OUBLIETTE_PCH_ROOT") or None,
+                   help="read-only dir of precompiled headers (sandboxes/runner/pch.py)")
     a = p.parse_args(argv)
 
     uid = None if a.no_setuid else a.run_uid
@@ -131,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     runner = Runner(RunnerConfig(scratch_root=a.scratch_root, uid=uid, gid=gid,
                                  wipe_dirs=a.wipe, reap_orphans=True, spawn=a.spawn,
                                  clear_ipc=a.clear_ipc, cgroup=CgroupDirs.parse(a.cgroup),
-                                 python_fork_server=a.python_fork_server == "on"))
+                                 python_fork_server=a.python_fork_server == "on",
+                                 pch_root=a.pch_root))
     if a.stdio:
         serve(_stdio_channel(), runner)
     elif a.fd is not None:

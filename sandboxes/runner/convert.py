@@ -43,7 +43,8 @@ def compile_result(reply: dict) -> CompileResult:
         artifact = Artifact(language=art["language"],
                             blob=Blob(data=base64.b64decode(art["data_b64"])))
     return CompileResult(status=Status(reply["status"]), log=reply.get("log", ""),
-                         wall_time_s=reply.get("wall_time_s", 0.0), artifact=artifact)
+                         wall_time_s=reply.get("wall_time_s", 0.0), artifact=artifact,
+                         pch=reply.get("pch"))
 
 
 def run_result(run_id: str, reply: dict) -> RunResult:

@@ -46,7 +46,8 @@ def execute_batch(batch: Batch, resolver, workdir: str, *, run_uid: int | None =
         set_not_dumpable()
     runner = Runner(RunnerConfig(scratch_root=workdir, uid=run_uid, gid=run_uid, spawn=spawn,
                                  wipe_new_in=list(wipe_new_in or []), clear_ipc=own_namespace,
-                                 sweep_own_uid=own_namespace and run_uid is None))
+                                 sweep_own_uid=own_namespace and run_uid is None,
+                                 pch_root=os.environ.get("OUBLIETTE_PCH_ROOT") or None))
     blobs = convert.BlobResolver(resolver)
 
     def call(fn, *args):
