@@ -21,6 +21,12 @@ from pathlib import Path
 
 from sandboxes.languages import get_language
 
+# Every bare compile and run gets its own session, as every sandboxed run does
+# (sandboxes/runner/process.py setsid()s). Why: with sched_autogroup on (the default
+# here), CFS shares the CPU per session, so under load two workers sharing this script's
+# session would get less than the sandbox's one-session-per-run; on an idle machine it
+# changes nothing.
+NEW_SESSION = True
 # Far above any run of this workload; reaching it means something is broken, reported as TLE.
 WALL_LIMIT_S = 20.0
 _INT = re.compile(rb"[+-]?[0-9]+\Z")
@@ -85,7 +91,8 @@ def run_submission(language: str, code: str, inputs: list[Path]) -> BareResult:
             t0 = time.perf_counter()
             proc = subprocess.run(_argv(lang.compile_argv, source=lang.source_name,
                                         output=lang.artifact_name),
-                                  cwd=tmp, capture_output=True, timeout=300)
+                                  cwd=tmp, capture_output=True, timeout=300,
+                                  start_new_session=NEW_SESSION)
             res.compile_s = time.perf_counter() - t0
             res.compile_ok = proc.returncode == 0
             if not res.compile_ok:
@@ -96,7 +103,7 @@ def run_submission(language: str, code: str, inputs: list[Path]) -> BareResult:
                 t0 = time.perf_counter()
                 try:
                     p = subprocess.run(argv, stdin=stdin, capture_output=True, cwd=tmp, env=env,
-                                       timeout=WALL_LIMIT_S)
+                                       timeout=WALL_LIMIT_S, start_new_session=NEW_SESSION)
                     rc = p.returncode
                     out = p.stdout
                 except subprocess.TimeoutExpired:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -68,7 +69,7 @@ def build_store(root: Path, problems: list[str], n_tests: int) -> tuple[str, dic
 
 
 def _natural(name: str) -> tuple:
-    return tuple(int(t) if t.isdigit() else t for t in __import__("re").split(r"(\d+)", name))
+    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name))
 
 
 def start_servers(store: str, backends: list[str], concurrency: int) -> dict:
