@@ -3,7 +3,9 @@
 Why processes and not SIGALRM: the verifier calls ``judge`` from executor threads, where
 signals cannot interrupt work, and sympy holds the GIL in long C-level integer loops. A
 worker that runs past its timeout is killed and a replacement is started at once (it
-imports sympy in the background, about a second of CPU), so the pool stays usable.
+imports sympy in the background, about 0.5 s of CPU at the workers' low priority), so the
+pool stays usable. ``nice``/``idle``: each worker lowers its own CPU priority and session
+weight before its imports (``priority``; also what replacements do).
 
 Workers are plain subprocesses speaking JSON lines (not ``multiprocessing``), so nothing
 re-imports the caller's ``__main__`` and any thread may use the pool.
@@ -36,21 +38,23 @@ class _Worker:
     def __init__(self, memory_mb: int, nice: int = 0, idle: bool = False):
         env = dict(os.environ)
         env["PYTHONPATH"] = _REPO_ROOT + os.pathsep + env.get("PYTHONPATH", "")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "verifier.math.worker", "--memory-mb", str(memory_mb)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True,
-        )
+        argv = [sys.executable, "-m", "verifier.math.worker", "--memory-mb", str(memory_mb)]
+        if nice > 0:
+            argv += ["--nice", str(nice)]
+        if idle:
+            argv += ["--sched-idle"]
         # Below the service's priority, so an answer that runs to its timeout takes CPU from
-        # request handling and sandbox runs as little as possible (SCHED_IDLE: only spare CPU).
-        try:
-            if nice > 0:
-                os.setpriority(os.PRIO_PROCESS, self.proc.pid, nice)
-            if idle:
-                os.sched_setscheduler(self.proc.pid, os.SCHED_IDLE, os.sched_param(0))
-        except OSError:
-            pass
+        # request handling and sandbox runs as little as possible. A lowered worker leads its
+        # own session: with autogroup the scheduler weighs sessions first, and in the
+        # service's session its CPU would count against the service (see ``priority``).
+        # The worker lowers itself before importing sympy.
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True,
+            start_new_session=nice > 0 or idle,
+        )
         self._buf = b""
         self.ready = False
+        self.priority: dict | None = None  # as the worker reported it in its greeting
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -78,8 +82,10 @@ class _Worker:
         line = self.readline(time.monotonic() + timeout_s)
         if line is None:
             raise WorkerFailed(f"worker did not start within {timeout_s} s")
-        if json.loads(line).get("ready") is not True:
+        hello = json.loads(line)
+        if hello.get("ready") is not True:
             raise WorkerFailed(f"unexpected worker greeting {line[:100]!r}")
+        self.priority = hello.get("priority")
         self.ready = True
 
     def send(self, obj: dict) -> None:
@@ -119,6 +125,7 @@ class WorkerPool:
         self._workers: set[_Worker] = set()
         self._closed = False
         self.kills = 0  # workers killed for timeouts (for tests and metrics)
+        self.started = 0  # worker processes started, replacements included
 
     def _spawn(self) -> _Worker:
         with self._lock:
@@ -126,6 +133,7 @@ class WorkerPool:
                 raise WorkerFailed("pool is shut down")
             w = _Worker(self.memory_mb, self.nice, self.idle)
             self._workers.add(w)
+            self.started += 1
             return w
 
     def _discard(self, w: _Worker) -> None:
@@ -146,7 +154,8 @@ class WorkerPool:
                 w = None
                 w = self._spawn()
             w.wait_ready(self.start_timeout_s)
-            w.send(request)
+            # the worker's own CPU-time backstop, in case this process dies mid-call
+            w.send(dict(request, cpu_budget_s=timeout_s))
             line = w.readline(time.monotonic() + timeout_s)
             if line is None:
                 self._discard(w)
@@ -177,6 +186,11 @@ class WorkerPool:
         finally:
             for w in taken:
                 self._free.put(w)
+
+    def priorities(self) -> list[dict]:
+        """What each started worker reported about its CPU priority (``priority.read``)."""
+        with self._lock:
+            return [dict(w.priority, pid=w.proc.pid) for w in self._workers if w.priority]
 
     def shutdown(self) -> None:
         with self._lock:
