@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier.math.pool import PoolTimeout, WorkerPool
+from verifier.math.pool import PoolTimeout, WorkerFailed, WorkerPool
 from verifier.math.priority import autogroup_nice
 
 REPO = str(Path(__file__).resolve().parents[2])
@@ -48,8 +48,8 @@ def test_every_worker_and_every_replacement_is_lowered(nice, idle):
             if os.path.exists("/proc/self/autogroup"):
                 with open("/proc/self/autogroup") as f:
                     assert k["autogroup"] != f.read().split()[0]  # not the service's autogroup
-            if AUTOGROUP:
-                assert autogroup_nice(w.proc.pid) == (19 if idle else nice)
+            if AUTOGROUP:  # the session starts at the normal weight (lowered per request)
+                assert autogroup_nice(w.proc.pid) == 0
             for tid in os.listdir(f"/proc/{w.proc.pid}/task"):  # setpriority is per thread
                 assert os.getpriority(os.PRIO_PROCESS, int(tid)) == nice
             assert w.priority["nice"] == nice and w.priority["own_session"]
@@ -106,5 +106,43 @@ def test_normal_priority_keeps_the_worker_in_the_callers_session():
         (w,) = pool._workers
         assert os.getsid(w.proc.pid) == os.getsid(0)
         assert os.getpriority(os.PRIO_PROCESS, w.proc.pid) == os.getpriority(os.PRIO_PROCESS, 0)
+    finally:
+        pool.shutdown()
+
+
+@pytest.mark.skipif(not AUTOGROUP, reason="the host schedules no autogroups")
+def test_session_weight_is_normal_for_an_ordinary_answer_and_low_for_a_slow_one():
+    """A request starts at the normal session weight (ordinary answers keep their latency
+    under other load); one still running after demote_after_s drops to the low weight
+    before its budget ends, and the next request starts at the normal weight again."""
+    import threading
+
+    pool = WorkerPool(size=1, nice=10, demote_after_s=0.2)
+    try:
+        pool.warm_up()
+        (w,) = pool._workers
+        assert pool.call({"gold": ["num", 2, 0], "pred": ["num", 2, 0]}, 60)["equal"] is True
+        assert autogroup_nice(w.proc.pid) == 0  # an ordinary answer: normal weight
+        assert os.getpriority(os.PRIO_PROCESS, w.proc.pid) == 10  # task nice stays low
+
+        outcome = []
+
+        def slow():
+            try:
+                pool.call(HANGING, 30)
+            except (PoolTimeout, WorkerFailed):
+                outcome.append("ended")
+
+        t = threading.Thread(target=slow)
+        t.start()
+        seen = set()
+        while t.is_alive() and 10 not in seen:  # observed while the same answer still runs
+            seen.add(autogroup_nice(w.proc.pid))
+        assert 10 in seen and w.alive() and t.is_alive()
+        w.proc.kill()  # end the hanging answer now (the pool reports the dead worker as failed)
+        t.join(60)
+        assert pool.call({"gold": ["num", 3, 0], "pred": ["num", 3, 0]}, 60)["equal"] is True
+        (w2,) = pool._workers
+        assert w2 is not w and autogroup_nice(w2.proc.pid) == 0
     finally:
         pool.shutdown()

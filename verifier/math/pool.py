@@ -23,6 +23,8 @@ import threading
 import time
 from pathlib import Path
 
+from verifier.math.priority import set_session_nice
+
 _REPO_ROOT = str(Path(__file__).resolve().parents[2])
 
 
@@ -55,6 +57,8 @@ class _Worker:
         self._buf = b""
         self.ready = False
         self.priority: dict | None = None  # as the worker reported it in its greeting
+        # its session's autogroup weight: True low, False normal, None not adjustable here
+        self.session_low: bool | None = None
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -86,6 +90,9 @@ class _Worker:
         if hello.get("ready") is not True:
             raise WorkerFailed(f"unexpected worker greeting {line[:100]!r}")
         self.priority = hello.get("priority")
+        if self.priority and self.priority.get("own_session") \
+                and self.priority.get("autogroup_nice") is not None:
+            self.session_low = False  # a new session starts at the normal weight
         self.ready = True
 
     def send(self, obj: dict) -> None:
@@ -110,11 +117,13 @@ class WorkerPool:
     """``size`` workers, started lazily; ``call`` blocks while all are busy."""
 
     def __init__(self, size: int = 2, memory_mb: int = 1024, start_timeout_s: float = 60.0,
-                 acquire_timeout_s: float = 300.0, nice: int = 0, idle: bool = False):
+                 acquire_timeout_s: float = 300.0, nice: int = 0, idle: bool = False,
+                 demote_after_s: float = 0.25):
         if size < 1:
             raise ValueError(f"pool size must be >= 1, got {size}")
         self.memory_mb = memory_mb
         self.nice, self.idle = nice, idle
+        self.demote_after_s = demote_after_s
         self.start_timeout_s = start_timeout_s
         self.acquire_timeout_s = acquire_timeout_s
         # FIFO: a replacement that is still importing sympy goes to the back of the line
@@ -154,9 +163,14 @@ class WorkerPool:
                 w = None
                 w = self._spawn()
             w.wait_ready(self.start_timeout_s)
+            self._session_weight(w, low=False)
             # the worker's own CPU-time backstop, in case this process dies mid-call
             w.send(dict(request, cpu_budget_s=timeout_s))
-            line = w.readline(time.monotonic() + timeout_s)
+            deadline = time.monotonic() + timeout_s
+            line = w.readline(min(deadline, time.monotonic() + self.demote_after_s))
+            if line is None:  # a slow answer: from now on it only gets spare CPU
+                self._session_weight(w, low=True)
+                line = w.readline(deadline)
             if line is None:
                 self._discard(w)
                 self.kills += 1
@@ -171,6 +185,22 @@ class WorkerPool:
             raise
         finally:
             self._free.put(w)
+
+    def _session_weight(self, w: _Worker, low: bool) -> None:
+        """Weigh the worker's session (autogroup) as a normal one or lower it (``nice``).
+
+        The session is what the scheduler shares CPU by first (``priority``). A worker
+        starts at the normal weight; each request starts at the normal one, so an ordinary
+        answer (well under ``demote_after_s``) is judged as fast as before, and only an
+        answer still running after ``demote_after_s`` drops to the low weight for the rest
+        of its budget: a flood of answers held to their timeout takes little CPU from
+        request handling and sandbox runs, normal math judging keeps its latency under
+        other load. Task nice / SCHED_IDLE stay low throughout (they order the workers
+        where there is no autogroup)."""
+        if not (self.nice > 0 or self.idle) or w.session_low is None or w.session_low == low:
+            return
+        level = (19 if self.idle else self.nice) if low else 0
+        w.session_low = low if set_session_nice(w.proc.pid, level) else None
 
     def warm_up(self) -> None:
         """Start every worker now instead of on first use."""
