@@ -50,8 +50,8 @@ class WorkConfig(BaseModel):
         64, ge=0, le=100_000, description="Math answers allowed to wait; more get 429.")
     math_priority: Literal["normal", "low", "idle"] = Field(
         "low", description="CPU priority of the sympy workers: normal (the service's), low "
-        "(nice 10, in their own session of autogroup nice 10), idle (SCHED_IDLE, autogroup "
-        "nice 19: only CPU nobody else wants; best isolation, but on a saturated machine "
+        "(nice 10, in their own session, whose autogroup nice drops to 10 once an answer has "
+        "run 0.25 s), idle (SCHED_IDLE, autogroup nice 19 then: only CPU nobody else wants; best isolation, but on a saturated machine "
         "sympy answers then run into their timeout).")
     store_threads: int = Field(4, ge=1, le=256, description="Threads for store I/O.")
     store_queue_size: int = Field(
