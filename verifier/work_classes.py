@@ -51,8 +51,9 @@ class WorkConfig(BaseModel):
     math_priority: Literal["normal", "low", "idle"] = Field(
         "low", description="CPU priority of the sympy workers: normal (the service's), low "
         "(nice 10, in their own session, whose autogroup nice drops to 10 once an answer has "
-        "run 0.25 s), idle (SCHED_IDLE, autogroup nice 19 then: only CPU nobody else wants; best isolation, but on a saturated machine "
-        "sympy answers then run into their timeout).")
+        "run 0.25 s), idle (SCHED_IDLE, autogroup nice 19 then: only CPU nobody else "
+        "wants; best isolation, but on a saturated machine slow sympy answers then run into "
+        "their timeout).")
     store_threads: int = Field(4, ge=1, le=256, description="Threads for store I/O.")
     store_queue_size: int = Field(
         256, ge=0, le=100_000, description="Store calls allowed to wait; more get 503.")
