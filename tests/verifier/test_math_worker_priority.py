@@ -1,6 +1,7 @@
 """The sympy workers' CPU priority holds for every worker, replacements included, and is in
 place before the worker imports sympy: each worker leads its own session (with autogroup the
-scheduler weighs sessions before nice values) whose autogroup nice is lowered as well.
+scheduler weighs sessions before nice values), whose autogroup nice the pool lowers once an
+answer has run demote_after_s.
 Checked from /proc and the scheduler calls, not from the workers' own report alone."""
 
 from __future__ import annotations

@@ -4,8 +4,9 @@ Why processes and not SIGALRM: the verifier calls ``judge`` from executor thread
 signals cannot interrupt work, and sympy holds the GIL in long C-level integer loops. A
 worker that runs past its timeout is killed and a replacement is started at once (it
 imports sympy in the background, about 0.5 s of CPU at the workers' low priority), so the
-pool stays usable. ``nice``/``idle``: each worker lowers its own CPU priority and session
-weight before its imports (``priority``; also what replacements do).
+pool stays usable. ``nice``/``idle``: each worker lowers its own task priority before its
+imports (replacements too) and leads its own session, whose weight the pool lowers once an
+answer has run ``demote_after_s`` (``priority``, ``_session_weight``).
 
 Workers are plain subprocesses speaking JSON lines (not ``multiprocessing``), so nothing
 re-imports the caller's ``__main__`` and any thread may use the pool.
