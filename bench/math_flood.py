@@ -10,8 +10,9 @@ while a flood client keeps ``--flood`` worst-case math answers in flight (answer
 evaluation never ends, each held to the math judge's timeout; 429s resent after Retry-After).
 Prints p50/p99 for each and the flooded/unflooded p99 ratios (target <= 1.5).
 
-``--configs`` (repeat names to alternate): ``default`` (sympy workers at nice 10, a math queue
-holding all 100), ``idle`` (workers under SCHED_IDLE), ``normal`` (workers at the service's
+``--configs`` (repeat names to alternate): ``default`` (sympy workers at nice 10 in their own
+session, lowered to autogroup nice 10 after 0.25 s on an answer, a math queue holding all
+100), ``idle`` (workers under SCHED_IDLE, autogroup nice 19), ``normal`` (workers at the service's
 own priority), ``queue64`` (the default math queue: 36 answers bounce with 429 and are resent
 every second).
 The flood client runs in its own process so that its event loop does not delay the probes.

@@ -5,8 +5,9 @@
 * ``math``: math judging (``/v1/math/verify`` and math problems). Its own fair admission
   (``math_workers`` slots, ``math_queue_size`` places), its own threads (one per sympy worker
   process) and the sympy workers themselves, killed at the answer's timeout and run at a lower
-  CPU priority (``math_priority``) so that answers burning a whole core take little CPU from
-  request handling and sandbox runs.
+  CPU priority (``math_priority``), each in its own session so that the scheduler's autogroup
+  does not charge their CPU to the service, so that answers burning a whole core take little
+  CPU from request handling and sandbox runs.
 * ``store``: problem, blob and transient-store I/O. Its own threads and bounded queue.
 * ``request``: in-process CPU work of a request (built-in checks of large outputs).
 
@@ -49,8 +50,10 @@ class WorkConfig(BaseModel):
         64, ge=0, le=100_000, description="Math answers allowed to wait; more get 429.")
     math_priority: Literal["normal", "low", "idle"] = Field(
         "low", description="CPU priority of the sympy workers: normal (the service's), low "
-        "(nice 10), idle (SCHED_IDLE: only CPU nobody else wants; best isolation, but on a "
-        "saturated machine sympy answers then run into their timeout).")
+        "(nice 10, in their own session, whose autogroup nice drops to 10 once an answer has "
+        "run 0.25 s), idle (SCHED_IDLE, autogroup nice 19 then: only CPU nobody else "
+        "wants; best isolation, but on a saturated machine slow sympy answers then run into "
+        "their timeout).")
     store_threads: int = Field(4, ge=1, le=256, description="Threads for store I/O.")
     store_queue_size: int = Field(
         256, ge=0, le=100_000, description="Store calls allowed to wait; more get 503.")

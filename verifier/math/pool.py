@@ -3,7 +3,10 @@
 Why processes and not SIGALRM: the verifier calls ``judge`` from executor threads, where
 signals cannot interrupt work, and sympy holds the GIL in long C-level integer loops. A
 worker that runs past its timeout is killed and a replacement is started at once (it
-imports sympy in the background, about a second of CPU), so the pool stays usable.
+imports sympy in the background, about 0.5 s of CPU at the workers' low priority), so the
+pool stays usable. ``nice``/``idle``: each worker lowers its own task priority before its
+imports (replacements too) and leads its own session, whose weight the pool lowers once an
+answer has run ``demote_after_s`` (``priority``, ``_session_weight``).
 
 Workers are plain subprocesses speaking JSON lines (not ``multiprocessing``), so nothing
 re-imports the caller's ``__main__`` and any thread may use the pool.
@@ -21,6 +24,8 @@ import threading
 import time
 from pathlib import Path
 
+from verifier.math.priority import set_session_nice
+
 _REPO_ROOT = str(Path(__file__).resolve().parents[2])
 
 
@@ -36,21 +41,25 @@ class _Worker:
     def __init__(self, memory_mb: int, nice: int = 0, idle: bool = False):
         env = dict(os.environ)
         env["PYTHONPATH"] = _REPO_ROOT + os.pathsep + env.get("PYTHONPATH", "")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "verifier.math.worker", "--memory-mb", str(memory_mb)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True,
-        )
+        argv = [sys.executable, "-m", "verifier.math.worker", "--memory-mb", str(memory_mb)]
+        if nice > 0:
+            argv += ["--nice", str(nice)]
+        if idle:
+            argv += ["--sched-idle"]
         # Below the service's priority, so an answer that runs to its timeout takes CPU from
-        # request handling and sandbox runs as little as possible (SCHED_IDLE: only spare CPU).
-        try:
-            if nice > 0:
-                os.setpriority(os.PRIO_PROCESS, self.proc.pid, nice)
-            if idle:
-                os.sched_setscheduler(self.proc.pid, os.SCHED_IDLE, os.sched_param(0))
-        except OSError:
-            pass
+        # request handling and sandbox runs as little as possible. A lowered worker leads its
+        # own session: with autogroup the scheduler weighs sessions first, and in the
+        # service's session its CPU would count against the service (see ``priority``).
+        # The worker lowers itself before importing sympy.
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True,
+            start_new_session=nice > 0 or idle,
+        )
         self._buf = b""
         self.ready = False
+        self.priority: dict | None = None  # as the worker reported it in its greeting
+        # its session's autogroup weight: True low, False normal, None not adjustable here
+        self.session_low: bool | None = None
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -78,8 +87,13 @@ class _Worker:
         line = self.readline(time.monotonic() + timeout_s)
         if line is None:
             raise WorkerFailed(f"worker did not start within {timeout_s} s")
-        if json.loads(line).get("ready") is not True:
+        hello = json.loads(line)
+        if hello.get("ready") is not True:
             raise WorkerFailed(f"unexpected worker greeting {line[:100]!r}")
+        self.priority = hello.get("priority")
+        if self.priority and self.priority.get("own_session") \
+                and self.priority.get("autogroup_nice") is not None:
+            self.session_low = False  # a new session starts at the normal weight
         self.ready = True
 
     def send(self, obj: dict) -> None:
@@ -104,11 +118,13 @@ class WorkerPool:
     """``size`` workers, started lazily; ``call`` blocks while all are busy."""
 
     def __init__(self, size: int = 2, memory_mb: int = 1024, start_timeout_s: float = 60.0,
-                 acquire_timeout_s: float = 300.0, nice: int = 0, idle: bool = False):
+                 acquire_timeout_s: float = 300.0, nice: int = 0, idle: bool = False,
+                 demote_after_s: float = 0.25):
         if size < 1:
             raise ValueError(f"pool size must be >= 1, got {size}")
         self.memory_mb = memory_mb
         self.nice, self.idle = nice, idle
+        self.demote_after_s = demote_after_s
         self.start_timeout_s = start_timeout_s
         self.acquire_timeout_s = acquire_timeout_s
         # FIFO: a replacement that is still importing sympy goes to the back of the line
@@ -119,6 +135,7 @@ class WorkerPool:
         self._workers: set[_Worker] = set()
         self._closed = False
         self.kills = 0  # workers killed for timeouts (for tests and metrics)
+        self.started = 0  # worker processes started, replacements included
 
     def _spawn(self) -> _Worker:
         with self._lock:
@@ -126,6 +143,7 @@ class WorkerPool:
                 raise WorkerFailed("pool is shut down")
             w = _Worker(self.memory_mb, self.nice, self.idle)
             self._workers.add(w)
+            self.started += 1
             return w
 
     def _discard(self, w: _Worker) -> None:
@@ -146,8 +164,14 @@ class WorkerPool:
                 w = None
                 w = self._spawn()
             w.wait_ready(self.start_timeout_s)
-            w.send(request)
-            line = w.readline(time.monotonic() + timeout_s)
+            self._session_weight(w, low=False)
+            # the worker's own CPU-time backstop, in case this process dies mid-call
+            w.send(dict(request, cpu_budget_s=timeout_s))
+            deadline = time.monotonic() + timeout_s
+            line = w.readline(min(deadline, time.monotonic() + self.demote_after_s))
+            if line is None:  # a slow answer: from now on it only gets spare CPU
+                self._session_weight(w, low=True)
+                line = w.readline(deadline)
             if line is None:
                 self._discard(w)
                 self.kills += 1
@@ -163,6 +187,22 @@ class WorkerPool:
         finally:
             self._free.put(w)
 
+    def _session_weight(self, w: _Worker, low: bool) -> None:
+        """Weigh the worker's session (autogroup) as a normal one or lower it (``nice``).
+
+        The session is what the scheduler shares CPU by first (``priority``). A worker
+        starts at the normal weight; each request starts at the normal one, so an ordinary
+        answer (well under ``demote_after_s``) is judged as fast as before, and only an
+        answer still running after ``demote_after_s`` drops to the low weight for the rest
+        of its budget: a flood of answers held to their timeout takes little CPU from
+        request handling and sandbox runs, normal math judging keeps its latency under
+        other load. Task nice / SCHED_IDLE stay low throughout (they order the workers
+        where there is no autogroup)."""
+        if not (self.nice > 0 or self.idle) or w.session_low is None or w.session_low == low:
+            return
+        level = (19 if self.idle else self.nice) if low else 0
+        w.session_low = low if set_session_nice(w.proc.pid, level) else None
+
     def warm_up(self) -> None:
         """Start every worker now instead of on first use."""
         taken = []
@@ -177,6 +217,11 @@ class WorkerPool:
         finally:
             for w in taken:
                 self._free.put(w)
+
+    def priorities(self) -> list[dict]:
+        """What each started worker reported about its CPU priority (``priority.read``)."""
+        with self._lock:
+            return [dict(w.priority, pid=w.proc.pid) for w in self._workers if w.priority]
 
     def shutdown(self) -> None:
         with self._lock:

@@ -3,7 +3,10 @@
 Started by ``pool.WorkerPool`` as ``python -m verifier.math.worker``. The parent kills it
 when a request runs past its timeout, so sympy may block here freely. The address-space
 limit turns runaway integers (``10^{10^{10}}``) into a MemoryError rather than memory
-pressure on the host.
+pressure on the host. ``--nice``/``--sched-idle``: the worker lowers its own CPU priority
+before importing sympy (``priority``). Each request carries its budget (``cpu_budget_s``):
+a CPU-time limit of that much more makes a worker whose parent is gone (the pool never
+killed it) stop on its own instead of computing an endless answer in its own session.
 """
 
 from __future__ import annotations
@@ -18,7 +21,12 @@ import sys
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--memory-mb", type=int, default=1024)
+    ap.add_argument("--nice", type=int, default=0)
+    ap.add_argument("--sched-idle", action="store_true")
     args = ap.parse_args()
+    from verifier.math.priority import lower
+
+    prio = lower(args.nice, args.sched_idle)  # before the imports below: they are most of a start
     proto = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # stray prints must not corrupt the protocol stream
     sys.stdout = sys.stderr
@@ -31,10 +39,11 @@ def main() -> None:
     import verifier.math.reference  # noqa: F401
     import verifier.math.sympy_backend  # noqa: F401
 
-    proto.write(json.dumps({"ready": True}) + "\n")
+    proto.write(json.dumps({"ready": True, "pid": os.getpid(), "priority": prio}) + "\n")
     for line in sys.stdin:
         try:
             req = json.loads(line)
+            _cpu_guard(req.pop("cpu_budget_s", None))
             res = decide(req)
             res["ok"] = True
         except MemoryError:
@@ -48,6 +57,20 @@ def main() -> None:
         except (TypeError, ValueError) as exc:
             out = json.dumps({"ok": False, "kind": "error", "error": f"unserialisable: {exc}"})
         proto.write(out + "\n")
+
+
+def _cpu_guard(budget_s) -> None:
+    """Soft CPU limit: the CPU used so far plus this request's budget plus 2 s (SIGXCPU
+    kills). The pool kills at the wall-clock budget first (CPU time <= wall time in this
+    one thread), so the limit fires only for a worker nobody is waiting on any more."""
+    if not budget_s:
+        return
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    soft = int(r.ru_utime + r.ru_stime + float(budget_s)) + 2
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
 
 
 def decide(req: dict) -> dict:
