@@ -82,7 +82,8 @@ async def one(model: str, method: str, repeats: int, world: int, n_gen: int, cop
         if method == "group":
             d = sync.detail[1:]
             out.update(snapshot_s=med(x["snapshot_s"] for x in d), transfer_s=med(x["recv_s"] for x in d),
-                       wait_s=med(x["transfer_wait_s"] for x in d), copy_in_s=med(x["copy_in_s"] for x in d))
+                       wait_s=med(x["transfer_wait_s"] for x in d), copy_in_s=med(x["copy_in_s"] for x in d),
+                       prepack_s=med(x.get("prepack_s", 0.0) for x in d))
         else:
             d = file_detail[1:]
             out.update(gather_s=med(x["gather_s"] for x in d), write_s=med(x["write_s"] for x in d),
