@@ -4,8 +4,7 @@
 (a local memory copy, no collective) and returns: the trainer moves on to the next step
 while a sender thread streams the snapshot to every generator worker over the weight
 group (`rl_loop.weight_group`), parameter by parameter, one message per (parameter, rank,
-generator). The sender does not wait for the whole snapshot: it sends each parameter as
-soon as its copy is done, so the snapshot overlaps the transfer. A generator stages one version at a time, so a send of v + 1 simply waits until
+generator). A generator stages one version at a time, so a send of v + 1 simply waits until
 the engine has taken v; snapshots waiting to be sent are bounded (`max_pending`), which
 bounds the trainer's extra memory to max_pending x (model size / ranks).
 """
@@ -23,24 +22,6 @@ from rl_loop.weight_receiver import HEADER_TAG_OFFSET
 def _local(p: torch.Tensor) -> torch.Tensor:
     """This rank's rows of a parameter (an FSDP2 DTensor sharded on dim 0, or a plain tensor)."""
     return p.to_local() if hasattr(p, "to_local") else p
-
-
-class _Snapshot:
-    """One version's snapshot buffer and how many parameters are already copied into it."""
-
-    def __init__(self, version: int, buf: torch.Tensor, views: list[torch.Tensor]) -> None:
-        self.version, self.buf, self.views = version, buf, views
-        self._copied = 0
-        self._cond = threading.Condition()
-
-    def advance(self) -> None:
-        with self._cond:
-            self._copied += 1
-            self._cond.notify_all()
-
-    def wait_copied(self, n: int) -> None:
-        with self._cond:
-            self._cond.wait_for(lambda: self._copied >= n)
 
 
 class ShardSender:
@@ -91,24 +72,21 @@ class ShardSender:
         buf = self._buffer()
         t_wait = time.perf_counter() - t0
         views, off = [], 0
-        for _, p in self.params:
-            n = _local(p.data).numel()
-            views.append(buf[off:off + n])
-            off += n
-        job = _Snapshot(version, buf, views)
-        self._todo.put(job)  # the sender starts on the first parameters while we copy the rest
         with torch.no_grad():
-            for (_, p), view in zip(self.params, views):
+            for _, p in self.params:
                 loc = _local(p.data)
+                n = loc.numel()
+                view = buf[off:off + n]
                 view.view_as(loc).copy_(loc)
-                job.advance()
+                views.append(view)
+                off += n
+        self._todo.put((version, buf, views))
         return {"snapshot_s": time.perf_counter() - t0 - t_wait, "buffer_wait_s": t_wait}
 
     def _run(self) -> None:
         try:
             while True:
-                job = self._todo.get()
-                version, buf, views = job.version, job.buf, job.views
+                version, buf, views = self._todo.get()
                 from rl_loop.weight_group import STARTED, TAKEN, bump, wait_count
 
                 # Every engine must have taken the previous version (one staging buffer each).
@@ -120,10 +98,8 @@ class ShardSender:
                 works = []
                 for g in self.generators:
                     works.append(self.pg.send([header], g, HEADER_TAG_OFFSET))
-                for i, v in enumerate(views):
-                    job.wait_copied(i + 1)
-                    if v.numel():
-                        for g in self.generators:
+                    for i, v in enumerate(views):
+                        if v.numel():
                             works.append(self.pg.send([v], g, i + 1))
                 for w in works:
                     w.wait()
