@@ -9,8 +9,9 @@ weights `repeats` times (the first push is a warm-up and is not counted) and pri
 * group (in place, `GroupWeightSync`): snapshot (each rank copies its own shards, no gather),
   transfer (the engine's receiver thread, first byte to last, all ranks' pieces; measured
   inside the engine), wait (what `load` still waited for the transfer after `export`
-  returned), copy-in (staged tensors -> running engine), total = export + load as the
-  controller sees them;
+  returned), copy-in (staged tensors -> running engine), prepack (seconds the engine's
+  receiver thread spent packing next-version CPU kernels while the transfer went on: part of
+  transfer and wait, not of copy-in), total = export + load as the controller sees them;
 * group-plain: the same, copy-in without re-packing (CPU layers on torch's GEMM; not
   batch-invariant, so not for bit-identical runs);
 * group-reload: the same, but the engine copies in through vLLM's layer-wise reload;
@@ -82,7 +83,8 @@ async def one(model: str, method: str, repeats: int, world: int, n_gen: int, cop
         if method == "group":
             d = sync.detail[1:]
             out.update(snapshot_s=med(x["snapshot_s"] for x in d), transfer_s=med(x["recv_s"] for x in d),
-                       wait_s=med(x["transfer_wait_s"] for x in d), copy_in_s=med(x["copy_in_s"] for x in d))
+                       wait_s=med(x["transfer_wait_s"] for x in d), copy_in_s=med(x["copy_in_s"] for x in d),
+                       prepack_s=med(x.get("prepack_s", 0.0) for x in d))
         else:
             d = file_detail[1:]
             out.update(gather_s=med(x["gather_s"] for x in d), write_s=med(x["write_s"] for x in d),

@@ -18,6 +18,12 @@ compute from their weight tensors and need only the copy. A model this mapping d
 cover (other module names, quantized or sharded weights) gets `None` from `build`, and
 callers fall back to vLLM's reload.
 
+In-place syncs take the re-pack off the critical path: the receiver thread packs each layer's
+next kernel as soon as its rows have arrived (`stage`, see `rl_loop.engine_prepack`), and
+`load(..., prepared=True)` then copies only the tensors the engine reads directly (norms,
+embedding) and swaps the kernels in. Same kernels from the same values as the serial path
+(copy, then `finish`), which file loads and any version not fully prepared still take.
+
 `repack=False` (config `engine_copy_in: plain`) trades that away for speed: the CPU layers
 switch once to torch's GEMM on the plain weights and a sync is copies only (about 0.5 s less
 for 135M parameters here), at the price of runs that are no longer bit-identical.
@@ -90,6 +96,16 @@ class DirectCopyIn:
         # Layers whose kernel reads a packed copy: packed-and-freed ones plus any other with
         # a CPU GEMM dispatch (a tied head keeps its tensor but packs a copy of it too).
         self._repack = [(p, m) for p, m in self.model.named_modules() if hasattr(m, "cpu_linear")]
+        # vLLM also packs the input embedding's weight (its embedding method shares the head's
+        # post-load step), but an embedding only looks rows up; the tied head is a module of
+        # its own with its own kernel. Packing it is a copy of the vocabulary per sync for
+        # nothing: it computes with torch's GEMM on its live weight if anything ever calls it.
+        emb = getattr(getattr(self.model, "model", None), "embed_tokens", None)
+        head = getattr(self.model, "lm_head", None)
+        if emb is not None and head is not None and emb is not head and hasattr(emb, "cpu_linear") \
+                and getattr(emb, "weight", None) is not None and emb.weight.numel():
+            emb.cpu_linear = torch.nn.functional.linear
+            self._repack = [(p, m) for p, m in self._repack if m is not emb]
         if not self.repack:
             for path, m in self._repack:
                 if path in self._plain:
@@ -101,6 +117,41 @@ class DirectCopyIn:
                 self._targets[name] = self._plain[path]
             else:
                 self._targets[name] = getattr(self.model.get_submodule(path), pname)
+        # HF names that only feed a packed kernel (nothing reads their plain tensor)
+        self._packed_only = frozenset(n for n, (p, pn, _) in self.dests.items() if p in self._plain and pn == "weight")
+        self.next = self._plan_next()
+
+    def _plan_next(self):
+        """Which HF tensors make each CPU GEMM layer's weight, for packing ahead (None: the
+        serial path only, e.g. on GPU, without re-pack, or a kernel that views its weight)."""
+        from rl_loop.engine_prepack import NextKernels, kernels_own_their_weights
+
+        if not self._repack:
+            return None
+        layers, scratch_init, probes = {}, {}, {}
+        for path, m in self._repack:
+            if not hasattr(getattr(m, "quant_method", None), "process_weights_after_loading"):
+                return None
+            if path in self._plain:  # packed and freed: rows from the fused HF names
+                plain = self._plain[path]
+                pieces = [(n, row) for n, (p, pn, row) in self.dests.items() if p == path and pn == "weight"]
+                shape, dtype = tuple(plain.shape), plain.dtype
+            else:  # keeps its weight (a tied head): the HF tensor written into that tensor
+                w = m.weight
+                pieces = [(n, self.dests[n][2]) for n, t in self._targets.items()
+                          if n not in self._packed_only and t.data_ptr() == w.data_ptr()]
+                if len(pieces) != 1:
+                    return None
+                shape, dtype = tuple(w.shape), w.dtype
+                if tuple(self._targets[pieces[0][0]].shape) != shape:
+                    return None
+                scratch_init[path] = w.detach()  # rows no HF tensor covers (padding) stay
+            layers[path] = (m, shape, pieces)
+            probes.setdefault((type(m.quant_method), shape, dtype), m)
+        for (_, shape, dtype), m in probes.items():
+            if not kernels_own_their_weights(m, shape, dtype):
+                return None
+        return NextKernels(layers, scratch_init)
 
     def _pack(self) -> None:
         """Re-run each CPU GEMM layer's own post-load step on its new values."""
@@ -111,11 +162,38 @@ class DirectCopyIn:
             if method is not None and hasattr(method, "process_weights_after_loading"):
                 method.process_weights_after_loading(m)
 
+    def stage(self, name: str, tensor: torch.Tensor) -> None:
+        """`name` of the next version has arrived in full (receiver thread): pack ahead."""
+        if self.next is not None:
+            self.next.stage(name, tensor)
+
+    def load(self, tensors, retie=lambda: None, prepared: bool = False) -> int:
+        """Copy a version in and make every kernel compute with it; returns tensors copied.
+
+        `prepared`: the tensors are the staged version `stage` has seen, so kernels packed
+        ahead are swapped in; when any is missing every layer is packed here (serial path).
+        `retie` runs after the copies, before the kernels change (a tied head's tensor).
+        """
+        use_next = prepared and self.next is not None and self.next.complete()
+        try:
+            n = self.copy(tensors, skip=self._packed_only if use_next else frozenset())
+            retie()
+            if use_next:
+                self.next.install()
+            else:
+                self._pack()
+        finally:
+            if prepared and self.next is not None:
+                self.next.clear()
+        return n
+
     @torch.no_grad()
-    def copy(self, tensors) -> int:
-        """Copy (HF name, tensor) pairs in; returns how many."""
+    def copy(self, tensors, skip=frozenset()) -> int:
+        """Copy (HF name, tensor) pairs in, but not the names in `skip`; returns how many."""
         n = 0
         for name, t in tensors:
+            if name in skip:
+                continue
             dst = self._targets.get(name)
             if dst is None:
                 if name == "lm_head.weight":  # tied to the embedding, which is copied

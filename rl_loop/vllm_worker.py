@@ -37,12 +37,12 @@ class WeightLoaderExtension:
             self._rl_load_iter(tensors())
         return {"tensors": len(names), "seconds": time.perf_counter() - t0}
 
-    def _rl_load_iter(self, tensors) -> None:
+    def _rl_load_iter(self, tensors, prepared: bool = False) -> None:
         direct = getattr(self, "_rl_direct", None)
         if direct is not None:
-            direct.copy(tensors)
-            self._rl_retie_plain()
-            direct.finish()  # re-packs CPU GEMM layers (the tied head included) from new values
+            # CPU GEMM layers (the tied head included) get kernels of the new values: packed
+            # ahead by the receiver when `prepared` (the staged version), else packed here.
+            direct.load(tensors, self._rl_retie_plain, prepared)
             return
         # The worker's reload_weights wraps model.load_weights with vLLM's layer-wise
         # reload: kernels that repack weights after loading (the CPU backend packs
@@ -96,10 +96,11 @@ class WeightLoaderExtension:
         if device.type == "cuda":  # pragma: no cover - GPU only
             torch.cuda.set_device(device)
         pg, store = join(spec, rank)
-        self._rl_receiver = ShardReceiver(pg, store, plan, n_trainer_ranks, device)
-        self._rl_receiver.start()
         # Must run before any other load: it refills from the files the engine started from.
         direct = copy_in_mode in ("direct", "plain") and self._rl_install_direct(plan, copy_in_mode == "direct")
+        on_param = self._rl_direct.stage if direct and self._rl_direct.next is not None else None
+        self._rl_receiver = ShardReceiver(pg, store, plan, n_trainer_ranks, device, on_param)
+        self._rl_receiver.start()
         return {"join_s": time.perf_counter() - t0, "staging_bytes": self._rl_receiver.nbytes,
                 "copy_in": copy_in_mode if direct else "reload"}
 
@@ -109,11 +110,11 @@ class WeightLoaderExtension:
         tensors = self._rl_receiver.take(version, timeout_s)
         t_wait = time.perf_counter() - t0
         try:
-            self._rl_load_iter(iter(tensors))
+            self._rl_load_iter(iter(tensors), prepared=True)
         finally:
             self._rl_receiver.release()
         return {"wait_s": t_wait, "copy_in_s": time.perf_counter() - t0 - t_wait,
-                "recv_s": self._rl_receiver.last_recv_s}
+                "recv_s": self._rl_receiver.last_recv_s, "prepack_s": self._rl_receiver.last_on_param_s}
 
     def _rl_retie_head(self) -> None:
         """Re-tie the output head to the new embedding.

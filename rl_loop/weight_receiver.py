@@ -6,6 +6,11 @@ buffer holds one contiguous full-size tensor per parameter; rank r's rows of par
 one contiguous slice of it, so every message is received where it belongs: no reassembly
 copy. One version is staged at a time: the thread receives version v + 1 only after the
 engine has taken v (`release`), so the trainer's sends wait instead of memory growing.
+
+`on_param(name, tensor)`, when given, is called in this thread as soon as every rank's rows
+of a parameter are in, while later parameters are still arriving: the engine packs its next
+kernels there (`rl_loop.engine_prepack`), so that work overlaps the transfer. A version is
+reported staged only after the last call returned.
 """
 from __future__ import annotations
 
@@ -37,9 +42,11 @@ def piece_rows(plan: list[dict]) -> list[list[tuple[int, int]]]:
 
 
 class ShardReceiver(threading.Thread):
-    def __init__(self, pg, store, plan: list[dict], n_trainer_ranks: int, device: torch.device) -> None:
+    def __init__(self, pg, store, plan: list[dict], n_trainer_ranks: int, device: torch.device,
+                 on_param=None) -> None:
         super().__init__(name="rl-weight-receiver", daemon=True)
         self.pg, self.store, self.plan, self.W = pg, store, plan, n_trainer_ranks
+        self.on_param = on_param
         self.transfers = 0
         self.spans = piece_rows(plan)
         dtypes = {p["dtype"] for p in plan}
@@ -61,6 +68,7 @@ class ShardReceiver(threading.Thread):
         self._free = True
         self._error: BaseException | None = None
         self.last_recv_s = 0.0
+        self.last_on_param_s = 0.0
 
     def run(self) -> None:
         try:
@@ -84,16 +92,25 @@ class ShardReceiver(threading.Thread):
         wait_count(self.store, STARTED, self.transfers * self.W)  # every rank has begun sending
         t0 = time.perf_counter()
         headers = [torch.zeros(1, dtype=torch.int64, device=self.flat.device) for _ in range(self.W)]
-        works = [self.pg.recv([headers[r]], r, HEADER_TAG_OFFSET) for r in range(self.W)]
+        head_works = [self.pg.recv([headers[r]], r, HEADER_TAG_OFFSET) for r in range(self.W)]
+        works = []  # every receive is posted at once; they complete in send order
         for i, (full, spans) in enumerate(zip(self.full, self.spans)):
-            for r, (start, n) in enumerate(spans):
-                if n:
-                    works.append(self.pg.recv([full[start:start + n]], r, i + 1))
-        for w in works:
+            works.append([self.pg.recv([full[start:start + n]], r, i + 1)
+                          for r, (start, n) in enumerate(spans) if n])
+        for w in head_works:
             w.wait()
         versions = {int(h.item()) for h in headers}
         if len(versions) != 1:
             raise SyncError(f"trainer ranks sent different versions {sorted(versions)}")
+        on_param_s = 0.0
+        for p, full, pieces in zip(self.plan, self.full, works):
+            for w in pieces:
+                w.wait()
+            if self.on_param is not None:
+                t1 = time.perf_counter()
+                self.on_param(p["name"], full)
+                on_param_s += time.perf_counter() - t1
+        self.last_on_param_s = on_param_s
         return versions.pop(), time.perf_counter() - t0
 
     def take(self, version: int, timeout_s: float) -> list[tuple[str, torch.Tensor]]:

@@ -197,7 +197,8 @@ class GroupWeightSync(_ExportThenLoad):
         self.detail.append({"version": version, "snapshot_s": export_s,
                             "transfer_wait_s": max(r["wait_s"] for r in res),
                             "recv_s": max(r["recv_s"] for r in res),
-                            "copy_in_s": max(r["copy_in_s"] for r in res)})
+                            "copy_in_s": max(r["copy_in_s"] for r in res),
+                            "prepack_s": max(r.get("prepack_s", 0.0) for r in res)})
         rec = SyncRecord(version, export_s, load_s, export_s + load_s, nbytes)
         self.history.append(rec)
         return rec

@@ -69,10 +69,21 @@ async def _body(gens, trainer, tmp_path):
         await gens[1].load_weights(str(tmp_path / "v2" / "model.safetensors"), 2)
         assert gens[1].score_sync(prompt, comp) == gens[0].score_sync(prompt, comp)
         assert gens[1].weight_checksum() == gens[0].weight_checksum()
+        # gens[0] took its kernels packed ahead by the receiver; gens[1] packed its own after
+        # the file load (the serial path): sampling a batch must give the same tokens and
+        # log-probs bit for bit
+        reqs = [GenRequest(k, prompt[: 3 + k], n=2, seed=10 + k) for k in range(3)]
+        outs = [await g.generate(reqs) for g in gens]
+        assert [[(c.token_ids, c.logprobs) for c in r.completions] for r in outs[0]] == \
+            [[(c.token_ids, c.logprobs) for c in r.completions] for r in outs[1]]
         trainer_lp = (await trainer.logprobs(seqs[:1]))[0]
         engine_lp = gens[0].score_sync(prompt, comp)
         assert max(abs(a - b) for a, b in zip(engine_lp, trainer_lp)) < 1e-3
         assert len(sync.detail) == 2 and all(d["copy_in_s"] > 0 for d in sync.detail)
+        import torch
+
+        if not torch.cuda.is_available():  # the CPU build packs kernels ahead, in the receiver
+            assert all(d["prepack_s"] > 0 for d in sync.detail)
     finally:
         trainer.stop()
         for g in gens:
