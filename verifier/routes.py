@@ -21,8 +21,9 @@ from pydantic import BaseModel
 from verifier import models as m
 
 _PARAM_RE = re.compile(r"\{([a-z_]+)\}")
-# Errors every /v1 route can return besides its own: bad token, store down, deadline.
-_V1 = (401, 503)
+# Errors every /v1 route can return besides its own: a malformed X-Client-Id header, bad
+# token, store down or a saturated work class.
+_V1 = (400, 401, 503)
 
 
 @dataclass(frozen=True)
@@ -47,21 +48,21 @@ class Route:
 
 ROUTES: tuple[Route, ...] = (
     Route("verify", "POST", "/v1/verify", "Judge one submission against a stored problem.",
-          m.VerifyRequest, m.VerifyResponse, (400, 404, 413, 422, 429, 504) + _V1,
+          m.VerifyRequest, m.VerifyResponse, (404, 413, 422, 429, 504) + _V1,
           service="verify", client="verify"),
     Route("verifyBatch", "POST", "/v1/verify/batch", "Judge many submissions concurrently.",
-          m.BatchVerifyRequest, m.BatchVerifyResponse, (400, 404, 413, 422, 429, 504) + _V1,
+          m.BatchVerifyRequest, m.BatchVerifyResponse, (404, 413, 422, 429, 504) + _V1,
           service="verify_batch", client="verify_batch"),
     Route("execute", "POST", "/v1/execute",
           "Run code on inputs by link; outputs go to the transient store.",
-          m.ExecuteRequest, m.ExecuteResponse, (400, 404, 413, 422, 429, 504) + _V1,
+          m.ExecuteRequest, m.ExecuteResponse, (404, 413, 422, 429, 504) + _V1,
           service="execute", client="execute"),
     Route("check", "POST", "/v1/check",
           "Check outputs against answers with a built-in or custom checker.",
-          m.CheckRequest, m.CheckResponse, (400, 404, 413, 422, 429, 504) + _V1,
+          m.CheckRequest, m.CheckResponse, (404, 413, 422, 429, 504) + _V1,
           service="check", client="check"),
     Route("mathVerify", "POST", "/v1/math/verify", "Judge a math answer against a gold answer.",
-          m.MathVerifyRequest, m.MathVerifyResponse, (400, 413, 422, 429, 504) + _V1,
+          m.MathVerifyRequest, m.MathVerifyResponse, (413, 422, 429, 504) + _V1,
           service="math_verify", client="math_verify"),
     Route("listProblems", "GET", "/v1/problems", "List problems (metadata only).",
           None, m.ProblemList, _V1, service="list_problems", client="problems"),
