@@ -16,6 +16,7 @@ watches CPU/wall/output and kills the run (its cgroup) as for any other run.
 Only builtin/stdlib modules. What the server imports beyond a fresh ``python3 -S``'s set
 is removed from ``sys.modules`` (the server holds its own references), and the server's
 code lives in a closure, so a child's module globals hold only the exit handling below.
+A child ends through the interpreter's own finalization, as ``python3 main.py`` does.
 """
 
 import sys
@@ -33,107 +34,85 @@ import atexit  # noqa: E402
 
 
 # -- the end of a run: the only functions a child's module globals keep ----------------------
+# A child ends through the interpreter's own finalization (Py_FinalizeEx: threads, atexit,
+# flush, every module's teardown incl. builtins/sys, the collector), exactly as a fresh
+# ``python3 main.py`` does: output written by __del__ of objects other modules keep, by
+# generators' finally blocks or by cycles must not be lost. This file only does, in Python,
+# what PyErr_Print does for an exception that left __main__ (to drop its own frame from the
+# traceback), then leaves by an uncaught SystemExit so that the interpreter exits and
+# finalizes itself; no code of this file runs during that teardown.
+_MISSING = object()
+
+
+def _flush_io():
+    """pythonrun's flush_io before PyErr_Print: stderr then stdout, errors ignored."""
+    for name in ("stderr", "stdout"):
+        try:
+            getattr(sys, name).flush()
+        except BaseException:  # noqa: BLE001
+            pass
+
+
 def _report_uncaught(exc):
-    """PyErr_Print for an exception that left __main__, minus this file's own frame."""
+    """PyErr_Print for an exception that left __main__, minus this file's own frame.
+    Returns a SystemExit the hook raised (the interpreter then exits with it), else None."""
     tb = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
     exc.__traceback__ = tb
     sys.last_type, sys.last_value, sys.last_traceback = type(exc), exc, tb
+    hook = getattr(sys, "excepthook", _MISSING)
+    if hook is _MISSING:
+        sys.stderr.write("sys.excepthook is missing\n")
+        sys.__excepthook__(type(exc), exc, tb)
+        return None
     try:
-        sys.excepthook(type(exc), exc, tb)
+        hook(type(exc), exc, tb)
+    except SystemExit as hook_exit:
+        return hook_exit
     except BaseException as hook_exc:  # noqa: BLE001
+        htb = hook_exc.__traceback__.tb_next if hook_exc.__traceback__ is not None else None
+        hook_exc.__traceback__ = htb
         sys.stderr.write("Error in sys.excepthook:\n")
-        sys.__excepthook__(type(hook_exc), hook_exc, hook_exc.__traceback__)
+        sys.__excepthook__(type(hook_exc), hook_exc, htb)
         sys.stderr.write("\nOriginal exception was:\n")
         sys.__excepthook__(type(exc), exc, tb)
+        hook_exc = htb = None
+    return None
 
 
-def _exit_status(exc):
-    """_Py_HandleSystemExit: None -> 0, an int -> itself, anything else printed -> 1."""
-    code = exc.code
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code & 0xFF
-    try:
-        sys.stderr.write(str(code) + "\n")
-    except BaseException:  # noqa: BLE001
-        pass
-    return 1
-
-
-def _unraisable(what, exc):
-    try:
-        sys.stderr.write("Exception ignored in: %r\n%s: %s\n" % (what, type(exc).__name__, exc))
-    except BaseException:  # noqa: BLE001
-        pass
-
-
-def _flush_std_files():
-    """Py_FinalizeEx's flush_std_files: False when stdout or stderr cannot be flushed."""
-    ok = True
-    for name in ("stdout", "stderr"):
-        f = getattr(sys, name, None)
-        if f is None or getattr(f, "closed", False):
-            continue
-        try:
-            f.flush()
-        except BaseException as exc:  # noqa: BLE001
-            if name == "stdout":
-                _unraisable(f, exc)
-            ok = False
-    return ok
-
-
-def _finish(box):
-    """The end of ``python3 main.py``, done here so the child skips the interpreter's full
-    teardown (most of a short run's cost: it writes to nearly every page shared with the
-    zygote). ``box`` holds the exception that left __main__, if any. Report it, join
-    non-daemon threads, run atexit, flush stdio (status 120 if that fails), then what
-    Py_FinalizeEx does to __main__: drop it, collect (its objects' __del__ run while its
-    globals are intact), clear its dict if still alive; flush again and exit."""
-    exc = box.pop() if box else None
-    status = 0
-    if exc is not None:
-        if isinstance(exc, SystemExit):
-            status = _exit_status(exc)
-        else:
-            _report_uncaught(exc)
-            status = 1
-    interrupted = isinstance(exc, KeyboardInterrupt)
+def _leave(box):
+    """After __main__'s code: raise what makes the interpreter end as ``python3 main.py``
+    would (an uncaught SystemExit: _Py_HandleSystemExit, then Py_FinalizeEx), or return
+    when __main__ ended normally (the interpreter then finalizes as after any script)."""
+    _flush_io()
+    if not box:
+        return
+    exc = box.pop()
+    if isinstance(exc, SystemExit):
+        out = exc
+    else:
+        out = _report_uncaught(exc)
+        if out is None and isinstance(exc, KeyboardInterrupt):
+            out = KeyboardInterrupt()
+            _silence_once()
+        elif out is None:
+            out = SystemExit(1)
     exc = None
-    threading = sys.modules.get("threading")
-    if threading is not None:
-        try:
-            threading._shutdown()
-        except BaseException as err:  # noqa: BLE001
-            _unraisable(threading, err)
-        threading = None
-    atexit._run_exitfuncs()
-    if not _flush_std_files():
-        status = 120
-    sys.last_type = sys.last_value = sys.last_traceback = None
-    sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
-    main = sys.modules.get("__main__")
-    ref = _weakref.ref(main) if main is not None else lambda: None
-    sys.modules["__main__"] = None
-    main = None
-    gc.collect()
-    main = ref()
-    if main is not None:  # still referenced: _PyModule_ClearDict, _private names first
-        names = main.__dict__
-        for first in (True, False):
-            for key in list(names):
-                if isinstance(key, str) and key != "__builtins__" and names.get(key) is not None and (
-                        not first or (key[:1] == "_" and key[1:2] != "_")):
-                    names[key] = None
-        names = main = None
-        gc.collect()
-    if not _flush_std_files():
-        status = 120
-    if interrupted:  # CPython dies of the SIGINT it did not handle
-        _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
-        posix.kill(posix.getpid(), _signal.SIGINT)
-    posix._exit(status)
+    try:
+        raise out
+    finally:  # the exception in flight must not keep this frame (and what it holds) alive
+        out = None
+
+
+def _silence_once():
+    """CPython dies of the SIGINT after finalizing: the interpreter must see an uncaught
+    KeyboardInterrupt, already reported, so the next excepthook call only undoes itself."""
+    hook, last = sys.excepthook, (sys.last_type, sys.last_value, sys.last_traceback)
+
+    def silent(*_args):
+        sys.excepthook = hook
+        sys.last_type, sys.last_value, sys.last_traceback = last
+
+    sys.excepthook = silent
 
 
 # -- the server: a closure, so that none of it is a name a child can look up -----------------
@@ -375,7 +354,7 @@ def _setup():
 
 _code, _globals = _setup()
 # The submission's globals must be referenced by its __main__ alone (and no exception may
-# be in hand) when _finish tears __main__ down, as the interpreter's shutdown would.
+# be held by this module) when the interpreter tears __main__ down.
 _left = []
 try:
     exec(_code, _globals)
@@ -383,4 +362,4 @@ except BaseException as _exc:  # noqa: BLE001
     _left.append(_exc)
     del _exc
 del _code, _globals
-_finish(_left)
+_leave(_left)
