@@ -7,9 +7,9 @@ uid/gid, no_new_privs, seccomp, rlimits) BEFORE it reads a byte of the submissio
 runs the submission's code object as ``python3 -S -B <box>/main.py`` would. The zygote
 never reads submission data: the code object and stdin travel as fds only the child reads.
 
-Before each fork the zygote itself prepares what the child starts from (the run's stdio
-on fds 0-2, a clean ``__main__``, argv, sys.path[0], environment): that work costs the
-child no copy-on-write faults. The zygote reports ``P <pid>`` after the fork and
+Before each fork the zygote puts the run's stdio on fds 0-2; the request itself (paths,
+argv, environment) is decoded only in the child, from a buffer the zygote zeroes after the
+fork, so the zygote keeps nothing of a run for later children to read. The zygote reports ``P <pid>`` after the fork and
 ``S <status> <utime_us> <stime_us> <maxrss_kb>`` once it reaped the child; the runner
 watches CPU/wall/output and kills the run (its cgroup) as for any other run.
 
@@ -163,6 +163,7 @@ def _server():
 
     def install_seccomp(filt):
         if filt:
+            prepare_seccomp(filt)
             _buf, prog = seccomp_cache[filt]
             if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
                 raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP)")
@@ -185,7 +186,8 @@ def _server():
 
     def prepare_main(req):
         """What ``python3 -S -B <path>`` has set up before its first line (no submission
-        data: paths, argv and the environment of the run)."""
+        data: paths, argv and the environment of the run). In the child only: the zygote
+        keeps no run's paths or environment (setenv() never frees what it replaced)."""
         path, env = req["path"], req["env"]
         for key in [k for k in posix.environ if k.decode("utf-8", "surrogateescape") not in env]:
             posix.unsetenv(key)
@@ -266,14 +268,18 @@ def _server():
             view = view[posix.write(1, view):]
         posix._exit(0)
 
-    def child(req, fds, sock, zygote_pid, main):
-        """Returns (code, globals) to run, only in a run child; exits otherwise."""
+    def child(raw, fds, sock, zygote_pid):
+        """Returns (code, globals) to run, only in a run child; exits otherwise. ``raw`` is
+        the request as the runner sent it, decoded only here (never in the zygote)."""
         report = fds[3] if len(fds) == 5 else 2
         try:
             if len(fds) != 5:
                 raise ValueError("expected 5 fds, got %d" % len(fds))
             sock.detach()  # its fd closes below; the object must never close a reused number
+            req = marshal.loads(raw)
+            raw = None
             code_fd = fds[4]
+            main = prepare_main(req)
             isolate(req, report, code_fd, zygote_pid)
             if req["op"] == "compile":
                 posix.close(code_fd)
@@ -306,32 +312,35 @@ def _server():
         sys.path_importer_cache.update(_BASE_IMPORTER_CACHE)
         # Everything alive now goes to the collector's permanent generation: a child's
         # collections then skip (and do not copy-on-write) the zygote's pages.
+        # Requests land in one buffer, zeroed after each fork: no run's paths stay in the
+        # zygote's memory for a later child to read.
+        buf = bytearray(1 << 16)
+        view = memoryview(buf)
+        zeros = memoryview(bytes(1 << 16))
         gc.freeze()
         sock.send(b"READY %d" % me)
         while True:
-            msg, anc, _flags, _addr = sock.recvmsg(1 << 16, fd_space)
+            size, anc, _flags, _addr = sock.recvmsg_into([view], fd_space)
             fds = []
             for level, kind, data in anc:
                 if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
                     fds += [int.from_bytes(data[i:i + 4], sys.byteorder) for i in range(0, len(data) - 3, 4)]
-            if not msg:
+            if not size:
                 posix._exit(0)  # the runner is gone
-            req = marshal.loads(msg)
-            main = None
+            want_pid = buf[0] == 0x50  # b"P": no cgroup, the runner needs the pid while it runs
             if len(fds) == 5:
-                prepare_seccomp(req["seccomp"])
                 for fd in (0, 1, 2):
                     posix.dup2(fds[fd], fd)
                 new_stdio()
-                main = prepare_main(req)
             pid = posix.fork()
             if pid == 0:
-                return child(req, fds, sock, me, main)
+                return child(view[1:size], fds, sock, me)
+            view[:size] = zeros[:size]
             for fd in (0, 1, 2):  # never hold a run's pipes open past the fork
                 posix.dup2(own_stdio[fd], fd)
             for fd in fds:
                 posix.close(fd)
-            if not req["procs"]:  # without a cgroup the runner needs the pid while it runs
+            if want_pid:
                 sock.send(b"P %d" % pid)
             _, status, ru = posix.wait4(pid, 0)
             sock.send(b"S %d %d %d %d %d" % (status, int(ru.ru_utime * 1e6), int(ru.ru_stime * 1e6),
