@@ -42,6 +42,10 @@ import atexit  # noqa: E402
 # traceback), then leaves by an uncaught SystemExit so that the interpreter exits and
 # finalizes itself; no code of this file runs during that teardown.
 _MISSING = object()
+# The submission may rebind these in builtins; the code below runs after it, so it keeps
+# the originals as this module's globals (found before builtins).
+getattr, isinstance, type, BaseException, SystemExit, KeyboardInterrupt = (  # noqa: A001
+    getattr, isinstance, type, BaseException, SystemExit, KeyboardInterrupt)
 
 
 def _flush_io():

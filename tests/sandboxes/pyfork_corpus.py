@@ -153,6 +153,9 @@ ENDINGS = {
     "exit_dict": "import sys\nsys.exit({'a': 1})\n",
     "exit_class_obj": "import sys\nclass C:\n    def __str__(self):\n        return 'custom str'\nsys.exit(C())\n",
     "exit_bool_false": "import sys\nsys.exit(False)\n",
+    "builtins_clobbered": ("import builtins\nfor n in ('isinstance', 'getattr', 'type', 'SystemExit', 'BaseException',"
+                           " 'KeyboardInterrupt'):\n    setattr(builtins, n, None)\nprint('x')\nraise ValueError('v')\n"),
+    "builtins_clobbered_exit": "import builtins, sys\nbuiltins.isinstance = builtins.SystemExit = None\nsys.exit(3)\n",
     "exit_in_del": "import sys\nclass A:\n    def __del__(self):\n        sys.exit(9)\nsys._a = A()\nprint('x')\n",
 }
 
