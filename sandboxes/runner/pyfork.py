@@ -37,6 +37,9 @@ _REPLY_TIMEOUT_S = 10.0  # a fork, or the zygote's reap after the runner killed 
 _CPU_POLL_MAX_S = 0.05
 _NCPU = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 F_SETPIPE_SZ = 1031
+# A zygote is replaced after this many forks: whatever a run leaves in it (allocator state,
+# a run's freed memory) stays bounded, and each generation draws a new str hash seed.
+MAX_RUNS_PER_ZYGOTE = 1000
 
 
 class ForkServerError(RuntimeError):
@@ -62,6 +65,8 @@ class ForkServer:
         self.pid: int | None = None
         self.sock: socket.socket | None = None
         self.starts = 0  # how many zygotes this runner started (tests: restart after a kill)
+        self.runs = 0  # forks asked of the current zygote
+        self.max_runs = MAX_RUNS_PER_ZYGOTE
 
     # -- life cycle -------------------------------------------------------------------
     def start(self) -> None:
@@ -87,6 +92,7 @@ class ForkServer:
             theirs.close()
         self.pid, self.sock = pid, ours
         self.starts += 1
+        self.runs = 0
         hello = self._recv(_START_TIMEOUT_S)
         if not hello.startswith(b"READY "):
             self.stop()
@@ -130,6 +136,8 @@ class ForkServer:
         res = Outcome()
         start = time.monotonic()
         try:
+            if self.alive() and self.runs >= self.max_runs:
+                self.stop()  # a new generation: see MAX_RUNS_PER_ZYGOTE
             if not self.alive():
                 self.start()
         except ForkServerError as exc:
@@ -150,7 +158,8 @@ class ForkServer:
         code_fd = _sealed_memfd("code", code)
         try:
             sent = [stdin_fd, out_w, err_w, ep_w, code_fd]
-            self.sock.sendmsg([marshal.dumps(req)],
+            self.runs += 1
+            self.sock.sendmsg([(b"-" if req["procs"] else b"P") + marshal.dumps(req)],
                               [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", sent))])
         except OSError as exc:
             self._broken()

@@ -7,15 +7,16 @@ uid/gid, no_new_privs, seccomp, rlimits) BEFORE it reads a byte of the submissio
 runs the submission's code object as ``python3 -S -B <box>/main.py`` would. The zygote
 never reads submission data: the code object and stdin travel as fds only the child reads.
 
-Before each fork the zygote itself prepares what the child starts from (the run's stdio
-on fds 0-2, a clean ``__main__``, argv, sys.path[0], environment): that work costs the
-child no copy-on-write faults. The zygote reports ``P <pid>`` after the fork and
+Before each fork the zygote puts the run's stdio on fds 0-2; the request itself (paths,
+argv, environment) is decoded only in the child, from a buffer the zygote zeroes after the
+fork, so the zygote keeps nothing of a run for later children to read. The zygote reports ``P <pid>`` after the fork and
 ``S <status> <utime_us> <stime_us> <maxrss_kb>`` once it reaped the child; the runner
 watches CPU/wall/output and kills the run (its cgroup) as for any other run.
 
 Only builtin/stdlib modules. What the server imports beyond a fresh ``python3 -S``'s set
 is removed from ``sys.modules`` (the server holds its own references), and the server's
 code lives in a closure, so a child's module globals hold only the exit handling below.
+A child ends through the interpreter's own finalization, as ``python3 main.py`` does.
 """
 
 import sys
@@ -33,107 +34,89 @@ import atexit  # noqa: E402
 
 
 # -- the end of a run: the only functions a child's module globals keep ----------------------
+# A child ends through the interpreter's own finalization (Py_FinalizeEx: threads, atexit,
+# flush, every module's teardown incl. builtins/sys, the collector), exactly as a fresh
+# ``python3 main.py`` does: output written by __del__ of objects other modules keep, by
+# generators' finally blocks or by cycles must not be lost. This file only does, in Python,
+# what PyErr_Print does for an exception that left __main__ (to drop its own frame from the
+# traceback), then leaves by an uncaught SystemExit so that the interpreter exits and
+# finalizes itself; no code of this file runs during that teardown.
+_MISSING = object()
+# The submission may rebind these in builtins; the code below runs after it, so it keeps
+# the originals as this module's globals (found before builtins).
+getattr, isinstance, type, BaseException, SystemExit, KeyboardInterrupt = (  # noqa: A001
+    getattr, isinstance, type, BaseException, SystemExit, KeyboardInterrupt)
+
+
+def _flush_io():
+    """pythonrun's flush_io before PyErr_Print: stderr then stdout, errors ignored."""
+    for name in ("stderr", "stdout"):
+        try:
+            getattr(sys, name).flush()
+        except BaseException:  # noqa: BLE001
+            pass
+
+
 def _report_uncaught(exc):
-    """PyErr_Print for an exception that left __main__, minus this file's own frame."""
+    """PyErr_Print for an exception that left __main__, minus this file's own frame.
+    Returns a SystemExit the hook raised (the interpreter then exits with it), else None."""
     tb = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
     exc.__traceback__ = tb
     sys.last_type, sys.last_value, sys.last_traceback = type(exc), exc, tb
+    hook = getattr(sys, "excepthook", _MISSING)
+    if hook is _MISSING:
+        sys.stderr.write("sys.excepthook is missing\n")
+        sys.__excepthook__(type(exc), exc, tb)
+        return None
     try:
-        sys.excepthook(type(exc), exc, tb)
+        hook(type(exc), exc, tb)
+    except SystemExit as hook_exit:
+        return hook_exit
     except BaseException as hook_exc:  # noqa: BLE001
+        htb = hook_exc.__traceback__.tb_next if hook_exc.__traceback__ is not None else None
+        hook_exc.__traceback__ = htb
         sys.stderr.write("Error in sys.excepthook:\n")
-        sys.__excepthook__(type(hook_exc), hook_exc, hook_exc.__traceback__)
+        sys.__excepthook__(type(hook_exc), hook_exc, htb)
         sys.stderr.write("\nOriginal exception was:\n")
         sys.__excepthook__(type(exc), exc, tb)
+        hook_exc = htb = None
+    return None
 
 
-def _exit_status(exc):
-    """_Py_HandleSystemExit: None -> 0, an int -> itself, anything else printed -> 1."""
-    code = exc.code
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code & 0xFF
-    try:
-        sys.stderr.write(str(code) + "\n")
-    except BaseException:  # noqa: BLE001
-        pass
-    return 1
-
-
-def _unraisable(what, exc):
-    try:
-        sys.stderr.write("Exception ignored in: %r\n%s: %s\n" % (what, type(exc).__name__, exc))
-    except BaseException:  # noqa: BLE001
-        pass
-
-
-def _flush_std_files():
-    """Py_FinalizeEx's flush_std_files: False when stdout or stderr cannot be flushed."""
-    ok = True
-    for name in ("stdout", "stderr"):
-        f = getattr(sys, name, None)
-        if f is None or getattr(f, "closed", False):
-            continue
-        try:
-            f.flush()
-        except BaseException as exc:  # noqa: BLE001
-            if name == "stdout":
-                _unraisable(f, exc)
-            ok = False
-    return ok
-
-
-def _finish(box):
-    """The end of ``python3 main.py``, done here so the child skips the interpreter's full
-    teardown (most of a short run's cost: it writes to nearly every page shared with the
-    zygote). ``box`` holds the exception that left __main__, if any. Report it, join
-    non-daemon threads, run atexit, flush stdio (status 120 if that fails), then what
-    Py_FinalizeEx does to __main__: drop it, collect (its objects' __del__ run while its
-    globals are intact), clear its dict if still alive; flush again and exit."""
-    exc = box.pop() if box else None
-    status = 0
-    if exc is not None:
-        if isinstance(exc, SystemExit):
-            status = _exit_status(exc)
-        else:
-            _report_uncaught(exc)
-            status = 1
-    interrupted = isinstance(exc, KeyboardInterrupt)
+def _leave(box):
+    """After __main__'s code: raise what makes the interpreter end as ``python3 main.py``
+    would (an uncaught SystemExit: _Py_HandleSystemExit, then Py_FinalizeEx), or return
+    when __main__ ended normally (the interpreter then finalizes as after any script)."""
+    _flush_io()
+    if not box:
+        return
+    exc = box.pop()
+    if isinstance(exc, SystemExit):
+        out = exc
+    else:
+        out = _report_uncaught(exc)
+        if out is None and isinstance(exc, KeyboardInterrupt):
+            out = KeyboardInterrupt()
+            _silence_once()
+        elif out is None:
+            out = SystemExit(1)
     exc = None
-    threading = sys.modules.get("threading")
-    if threading is not None:
-        try:
-            threading._shutdown()
-        except BaseException as err:  # noqa: BLE001
-            _unraisable(threading, err)
-        threading = None
-    atexit._run_exitfuncs()
-    if not _flush_std_files():
-        status = 120
-    sys.last_type = sys.last_value = sys.last_traceback = None
-    sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
-    main = sys.modules.get("__main__")
-    ref = _weakref.ref(main) if main is not None else lambda: None
-    sys.modules["__main__"] = None
-    main = None
-    gc.collect()
-    main = ref()
-    if main is not None:  # still referenced: _PyModule_ClearDict, _private names first
-        names = main.__dict__
-        for first in (True, False):
-            for key in list(names):
-                if isinstance(key, str) and key != "__builtins__" and names.get(key) is not None and (
-                        not first or (key[:1] == "_" and key[1:2] != "_")):
-                    names[key] = None
-        names = main = None
-        gc.collect()
-    if not _flush_std_files():
-        status = 120
-    if interrupted:  # CPython dies of the SIGINT it did not handle
-        _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
-        posix.kill(posix.getpid(), _signal.SIGINT)
-    posix._exit(status)
+    try:
+        raise out
+    finally:  # the exception in flight must not keep this frame (and what it holds) alive
+        out = None
+
+
+def _silence_once():
+    """CPython dies of the SIGINT after finalizing: the interpreter must see an uncaught
+    KeyboardInterrupt, already reported, so the next excepthook call only undoes itself."""
+    hook, last = sys.excepthook, (sys.last_type, sys.last_value, sys.last_traceback)
+
+    def silent(*_args):
+        sys.excepthook = hook
+        sys.last_type, sys.last_value, sys.last_traceback = last
+
+    sys.excepthook = silent
 
 
 # -- the server: a closure, so that none of it is a name a child can look up -----------------
@@ -184,6 +167,7 @@ def _server():
 
     def install_seccomp(filt):
         if filt:
+            prepare_seccomp(filt)
             _buf, prog = seccomp_cache[filt]
             if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
                 raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP)")
@@ -206,7 +190,8 @@ def _server():
 
     def prepare_main(req):
         """What ``python3 -S -B <path>`` has set up before its first line (no submission
-        data: paths, argv and the environment of the run)."""
+        data: paths, argv and the environment of the run). In the child only: the zygote
+        keeps no run's paths or environment (setenv() never frees what it replaced)."""
         path, env = req["path"], req["env"]
         for key in [k for k in posix.environ if k.decode("utf-8", "surrogateescape") not in env]:
             posix.unsetenv(key)
@@ -287,14 +272,18 @@ def _server():
             view = view[posix.write(1, view):]
         posix._exit(0)
 
-    def child(req, fds, sock, zygote_pid, main):
-        """Returns (code, globals) to run, only in a run child; exits otherwise."""
+    def child(raw, fds, sock, zygote_pid):
+        """Returns (code, globals) to run, only in a run child; exits otherwise. ``raw`` is
+        the request as the runner sent it, decoded only here (never in the zygote)."""
         report = fds[3] if len(fds) == 5 else 2
         try:
             if len(fds) != 5:
                 raise ValueError("expected 5 fds, got %d" % len(fds))
             sock.detach()  # its fd closes below; the object must never close a reused number
+            req = marshal.loads(raw)
+            raw = None
             code_fd = fds[4]
+            main = prepare_main(req)
             isolate(req, report, code_fd, zygote_pid)
             if req["op"] == "compile":
                 posix.close(code_fd)
@@ -327,32 +316,35 @@ def _server():
         sys.path_importer_cache.update(_BASE_IMPORTER_CACHE)
         # Everything alive now goes to the collector's permanent generation: a child's
         # collections then skip (and do not copy-on-write) the zygote's pages.
+        # Requests land in one buffer, zeroed after each fork: no run's paths stay in the
+        # zygote's memory for a later child to read.
+        buf = bytearray(1 << 16)
+        view = memoryview(buf)
+        zeros = memoryview(bytes(1 << 16))
         gc.freeze()
         sock.send(b"READY %d" % me)
         while True:
-            msg, anc, _flags, _addr = sock.recvmsg(1 << 16, fd_space)
+            size, anc, _flags, _addr = sock.recvmsg_into([view], fd_space)
             fds = []
             for level, kind, data in anc:
                 if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
                     fds += [int.from_bytes(data[i:i + 4], sys.byteorder) for i in range(0, len(data) - 3, 4)]
-            if not msg:
+            if not size:
                 posix._exit(0)  # the runner is gone
-            req = marshal.loads(msg)
-            main = None
+            want_pid = buf[0] == 0x50  # b"P": no cgroup, the runner needs the pid while it runs
             if len(fds) == 5:
-                prepare_seccomp(req["seccomp"])
                 for fd in (0, 1, 2):
                     posix.dup2(fds[fd], fd)
                 new_stdio()
-                main = prepare_main(req)
             pid = posix.fork()
             if pid == 0:
-                return child(req, fds, sock, me, main)
+                return child(view[1:size], fds, sock, me)
+            view[:size] = zeros[:size]
             for fd in (0, 1, 2):  # never hold a run's pipes open past the fork
                 posix.dup2(own_stdio[fd], fd)
             for fd in fds:
                 posix.close(fd)
-            if not req["procs"]:  # without a cgroup the runner needs the pid while it runs
+            if want_pid:
                 sock.send(b"P %d" % pid)
             _, status, ru = posix.wait4(pid, 0)
             sock.send(b"S %d %d %d %d %d" % (status, int(ru.ru_utime * 1e6), int(ru.ru_stime * 1e6),
@@ -375,7 +367,7 @@ def _setup():
 
 _code, _globals = _setup()
 # The submission's globals must be referenced by its __main__ alone (and no exception may
-# be in hand) when _finish tears __main__ down, as the interpreter's shutdown would.
+# be held by this module) when the interpreter tears __main__ down.
 _left = []
 try:
     exec(_code, _globals)
@@ -383,4 +375,4 @@ except BaseException as _exc:  # noqa: BLE001
     _left.append(_exc)
     del _exc
 del _code, _globals
-_finish(_left)
+_leave(_left)

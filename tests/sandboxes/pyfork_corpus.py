@@ -121,6 +121,42 @@ ENDINGS = {
     "exit_huge": "raise SystemExit(2 ** 40 + 7)\n",
     "flush_fails_then_exit_3": "import os, sys\nprint('lost')\nos.close(1)\nsys.exit(3)\n",
     "unraisable": "class A:\n    def __del__(self):\n        raise ValueError('in del')\nA()\nprint('ok')\n",
+    # Finalization: output of __del__/finally run by the interpreter's teardown of modules
+    # other than __main__ (a fork child must end through the same finalization).
+    "fin_del_in_builtins": "import builtins\nclass D:\n    def __del__(self):\n        print('999999 garbage')\nbuiltins._keep = D()\nprint(sum(nums))\n",
+    "fin_del_in_sys": "import sys\nclass D:\n    def __del__(self):\n        print('999999 garbage')\nsys._keep = D()\nprint(sum(nums))\n",
+    "fin_generator_finally_in_sys": ("import sys\ndef g():\n    try:\n        yield 1\n    finally:\n        print('999999 garbage')\n"
+                                     "sys._gen = g(); next(sys._gen)\nprint(sum(nums))\n"),
+    "fin_cycle_kept_by_os": "import os\nclass D:\n    def __del__(self):\n        print('999999 garbage')\nd = D(); d.self = d\nos._keep = d\ndel d\nprint(sum(nums))\n",
+    "fin_del_in_stdlib_module": "import collections\nclass D:\n    def __del__(self):\n        print('999999 garbage')\ncollections._keep = D()\nprint(sum(nums))\n",
+    "fin_del_in_class_attr": "import io\nclass D:\n    def __del__(self):\n        print('999999 garbage')\nio.TextIOWrapper\nimport sys\nsys.modules['keep_mod'] = type(sys)('keep_mod')\nsys.modules['keep_mod'].x = D()\n",
+    "fin_generator_in_main": "def g():\n    try:\n        yield 1\n    finally:\n        print('gen closed')\nit = g(); next(it)\nprint('main')\n",
+    "fin_cycle_in_builtins_after_exit": "import builtins, sys\nclass D:\n    def __del__(self):\n        print('999999 garbage')\nd = D(); d.me = d\nbuiltins._c = d\ndel d\nsys.exit(2)\n",
+    "fin_del_in_sys_after_error": "import sys\nclass D:\n    def __del__(self):\n        print('999999 garbage')\nsys._keep = D()\nraise ValueError('x')\n",
+    "fin_del_local_at_exit": "import sys\nclass D:\n    def __del__(self):\n        print('999999 garbage')\ndef f():\n    d = D()\n    sys.exit(0)\nf()\n",
+    "fin_del_writes_stderr": "import sys\nclass E:\n    def __del__(self):\n        sys.stderr.write('bye\\n')\nsys._e = E()\n",
+    "fin_atexit_then_del": "import atexit, sys\nclass D:\n    def __del__(self):\n        print('999999 garbage')\nsys._keep = D()\natexit.register(print, 'atexit first')\n",
+    # sys.excepthook and exit codes as _Py_HandleSystemExit / PyErr_Print treat them.
+    "hook_exit_0": "import sys\ndef h(*a): sys.exit(0)\nsys.excepthook = h\nprint(sum(nums))\nraise ValueError\n",
+    "hook_exit_5": "import sys\ndef h(*a):\n    print('in hook')\n    sys.exit(5)\nsys.excepthook = h\nraise ValueError\n",
+    "hook_exit_msg": "import sys\ndef h(*a): sys.exit('hook says bye')\nsys.excepthook = h\n1 / 0\n",
+    "hook_none": "import sys\nsys.excepthook = None\nraise ValueError('v')\n",
+    "hook_deleted": "import sys\ndel sys.excepthook\nraise ValueError('v')\n",
+    "hook_raises_keyboard": "import sys\ndef h(*a): raise KeyboardInterrupt\nsys.excepthook = h\nraise ValueError('v')\n",
+    "hook_then_del": "import sys\nclass D:\n    def __del__(self):\n        print('999999 garbage')\ndef h(*a):\n    sys._keep = D()\n    sys.exit(0)\nsys.excepthook = h\nraise ValueError\n",
+    "atexit_exit_0": "import atexit, sys\natexit.register(sys.exit, 0)\nprint('x')\nraise ValueError\n",
+    "atexit_exit_7": "import atexit, sys\natexit.register(sys.exit, 7)\nprint('x')\n",
+    "exit_300": "import sys\nsys.exit(300)\n",
+    "exit_511": "raise SystemExit(511)\n",
+    "exit_neg_255": "raise SystemExit(-255)\n",
+    "exit_float": "import sys\nsys.exit(1.5)\n",
+    "exit_dict": "import sys\nsys.exit({'a': 1})\n",
+    "exit_class_obj": "import sys\nclass C:\n    def __str__(self):\n        return 'custom str'\nsys.exit(C())\n",
+    "exit_bool_false": "import sys\nsys.exit(False)\n",
+    "builtins_clobbered": ("import builtins\nfor n in ('isinstance', 'getattr', 'type', 'SystemExit', 'BaseException',"
+                           " 'KeyboardInterrupt'):\n    setattr(builtins, n, None)\nprint('x')\nraise ValueError('v')\n"),
+    "builtins_clobbered_exit": "import builtins, sys\nbuiltins.isinstance = builtins.SystemExit = None\nsys.exit(3)\n",
+    "exit_in_del": "import sys\nclass A:\n    def __del__(self):\n        sys.exit(9)\nsys._a = A()\nprint('x')\n",
 }
 
 PROBES = {
