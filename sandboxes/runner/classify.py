@@ -50,8 +50,11 @@ def classify(out: Outcome, lim: Limits) -> tuple[str, str]:
     if out.memory_kb > mem_kb:
         return "MLE", f"memory limit {lim.memory_mb} MB exceeded (peak {out.memory_kb} KB)"
     if failed:
+        # A SIGKILL nobody in the agent sent means the kernel's memory cap only without a
+        # cgroup: with one, an OOM kill shows as oom_killed (or the peak at the limit), and a
+        # program that SIGKILLs itself is a runtime error, not MLE.
         if (out.memory_kb >= 0.9 * mem_kb or any(m in out.stderr for m in _OOM_MARKERS)
-                or out.signal == _signal.SIGKILL):
+                or (out.signal == _signal.SIGKILL and not out.in_cgroup)):
             return "MLE", f"memory limit {lim.memory_mb} MB exceeded (allocation failed)"
         if out.signal == _signal.SIGXFSZ:
             return "RE", f"file size limit {lim.file_size_bytes} bytes exceeded (SIGXFSZ)"

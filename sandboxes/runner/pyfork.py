@@ -301,6 +301,7 @@ def _report(res: Outcome, report: bytearray, status_msg: bytes, tree_cpu: float,
         res.cpu_time_s = cgroup.cpu_s()
         res.memory_kb = max(cgroup.memory_peak_kb(), 0)
         res.oom_killed = cgroup.oom_killed()
+        res.in_cgroup = True
     else:
         res.cpu_time_s = max((int(fields[2]) + int(fields[3])) / 1e6, tree_cpu)
         res.memory_kb = int(fields[4])

@@ -35,6 +35,7 @@ def finish(res, report: bytes, *, status: int | None, ru, via: str, base_kb: int
         res.cpu_time_s = cgroup.cpu_s()  # every process of the run, waited for or not
         res.memory_kb = max(cgroup.memory_peak_kb(), 0)
         res.oom_killed = cgroup.oom_killed()
+        res.in_cgroup = True
     else:
         res.cpu_time_s = max(res.cpu_time_s, tree_cpu)
     if os.WIFSIGNALED(status):

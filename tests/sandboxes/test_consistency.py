@@ -73,6 +73,21 @@ def test_re_exit_code_and_signal_are_reported(backend):
     assert r.status == Status.RE and r.signal == 11 and r.exit_code is None
 
 
+@pytest.mark.parametrize("language,code", [
+    ("python", "import os, signal\nprint(8, flush=True)\nos.kill(os.getpid(), signal.SIGKILL)\n"),
+    ("c", "#include <signal.h>\n#include <stdio.h>\n"
+          "int main(void){ printf(\"8\\n\"); fflush(stdout); raise(SIGKILL); return 0; }\n"),
+])
+def test_a_program_that_kills_itself_is_re_not_mle(backend, language, code):
+    """Red-team finding: a self-SIGKILL far below the memory limit was reported MLE. With a
+    run cgroup the kernel's memory kills are seen as such, so any other SIGKILL is RE; only
+    rlimit accounting (no OOM counter) still reads an unexplained SIGKILL as the memory cap."""
+    r = backend.run_code(language, code, limits=quick_limits(memory_mb=256))
+    assert r.signal == 9 and r.stdout == b"8\n", r
+    accounting = getattr(backend.backend, "accounting", "rlimit")
+    assert r.status == (Status.MLE if accounting == "rlimit" else Status.RE), (accounting, r)
+
+
 def test_cpp_memory_limit_is_mle(backend):
     code = "#include <vector>\n#include <cstdio>\nint main(){std::vector<int> v(200u<<20, 1); printf(\"%d\\n\", v[12345]);}\n"
     r = backend.run_code("cpp", code, limits=quick_limits(memory_mb=128))
