@@ -14,7 +14,7 @@ Prints p50/p99 for each and the flooded/unflooded p99 ratios (target <= 1.5).
 session, lowered to autogroup nice 10 after 0.25 s on an answer, a math queue holding all
 100), ``idle`` (workers under SCHED_IDLE, autogroup nice 19), ``normal`` (workers at the service's
 own priority), ``queue64`` (the default math queue: 36 answers bounce with 429 and are resent
-every second).
+every second), ``one-worker`` (default with a single sympy worker: one core stays free).
 The flood client runs in its own process so that its event loop does not delay the probes.
 """
 
@@ -42,6 +42,7 @@ HANGING = [r"\boxed{\sum_{k=1}^{10^{6}} k^{k}}", r"\boxed{\binom{10^{7}}{5 \cdot
 # math_queue_size 128: all 100 answers wait in the math queue (none bounce with 429);
 # queue64 is the default queue, where 36 of them are refused and resent every second.
 CONFIGS = {"default": {"math_queue_size": 128},
+           "one-worker": {"math_queue_size": 128, "math_workers": 1},
            "idle": {"math_queue_size": 128, "math_priority": "idle"},
            "normal": {"math_queue_size": 128, "math_priority": "normal"},
            "queue64": {}}
