@@ -68,6 +68,8 @@ def verdict(gold: str, pred: str, **kw):
     ("x+1", r"\boxed{x+1+\lfloor \frac{x^2}{10^9}\rfloor}"),
     # ... nor by small points where a branch (sqrt of a square) agrees
     ("1000-x", r"\boxed{\sqrt{(x-1000)^2}}"), ("1000-x", r"\boxed{|x-1000|}"),
+    # past any fixed probe range, and on the negative side only
+    ("10^{15}-x", r"\boxed{\sqrt{(x-10^{15})^2}}"), ("x+1000", r"\boxed{\sqrt{(x+1000)^2}}"),
     ("y=2x+1", r"\boxed{y=2x+1+10^{-30}}"),
     # no tolerance makes a different constant equal
     ("x", r"\boxed{x+10^{-30}}"), (r"\pi", r"\boxed{\pi+10^{-40}}"),

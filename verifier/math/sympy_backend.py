@@ -206,14 +206,35 @@ def _sample_point(syms, rng) -> dict:
 _FAR_TOL = sp.Float("1e-20", _PREC)
 
 
+def _far_scale(*exprs) -> float:
+    """How far is far: beyond every number written in the expressions (at least 10^3), so
+    sqrt((x-c)^2) vs c-x is probed past c whatever c is."""
+    m = 1e3
+    for e in exprs:
+        for n in e.atoms(sp.Number):
+            try:
+                m = max(m, abs(float(n)))
+            except (TypeError, ValueError, OverflowError):
+                continue
+    return min(m, 1e100)
+
+
+def _far_points(syms, rng, scale: float):
+    """All variables positive, all negative, then random sign patterns: two expressions that
+    agree on one side of every constant (|x-c| = c-x for x < c) are still told apart."""
+    n = len(syms)
+    patterns = [(1,) * n, (-1,) * n] + [tuple(rng.choice((-1, 1)) for _ in syms) for _ in range(2)]
+    for signs in patterns:
+        yield {s: sp.Float(sign * scale * 10 ** rng.uniform(1, 9), _PREC) for s, sign in zip(syms, signs)}
+
+
 def _differ_far(diff_a, diff_b, syms, rng) -> dict | None:
     """A point far from the origin where the two expressions differ, or None.
 
     Exact rationals there would build huge integers (2^(10^12/7)), so these points are
     floats at 40 digits and only REJECT (relative 1e-20): sqrt((x-1000)^2) agrees with
     1000-x at every small point and is still not 1000-x."""
-    for _ in range(3):
-        point = {s: sp.Float(rng.choice((-1, 1)) * rng.uniform(1e3, 1e12), _PREC) for s in syms}
+    for point in _far_points(syms, rng, _far_scale(diff_a, diff_b)):
         try:
             u, v = _numeric(diff_a.subs(point)), _numeric(diff_b.subs(point))
         except (MemoryError, RecursionError):
