@@ -477,10 +477,7 @@ class LocalBackend(SandboxBackend):
             slot = await self._acquire()
         except (OSError, ProtocolError, SandboxError) as exc:
             return {"error": f"no sandbox slot could be started: {exc}", "code": "internal"}, None
-        try:
-            return await asyncio.to_thread(self._call_on, slot, req, fds, timeout_s), slot
-        finally:
-            self._idle.put_nowait(slot)
+        return await self._with_slot_thread(slot, self._call_on, slot, req, fds, timeout_s), slot
 
     @staticmethod
     def _call_on(slot: Slot, req: dict, fds: list[int], timeout_s: float) -> dict:
@@ -518,13 +515,37 @@ class LocalBackend(SandboxBackend):
             slot = await self._acquire()
         except (OSError, ProtocolError, SandboxError) as exc:
             return convert.ie_result(spec.id, f"no sandbox slot could be started: {exc}")
+        if spec.stdin is not None and spec.stdin.data is None or any(b.data is None for b in spec.files.values()):
+            # Linked inputs: opening and hash-checking a store file may read from disk.
+            return await self._with_slot_thread(slot, self._run_on, slot, art, data, spec, timeout)
         try:
-            if spec.stdin is not None and spec.stdin.data is None or any(b.data is None for b in spec.files.values()):
-                # Linked inputs: opening and hash-checking a store file may read from disk.
-                return await asyncio.to_thread(self._run_on, slot, art, data, spec, timeout)
             return await self._run_inline(slot, art, data, spec, timeout)
         finally:
             self._idle.put_nowait(slot)
+
+    async def _with_slot_thread(self, slot: Slot, fn, *args):
+        """``fn(*args)`` in a thread, then ``slot`` back to the pool, but only once the thread
+        is done with it: a caller cancelled meanwhile (a deadline, a sibling test failing)
+        must not hand a slot whose request is still on the wire to the next run, which would
+        find it busy (an IE for somebody else's test)."""
+        work = asyncio.ensure_future(asyncio.to_thread(fn, *args))
+        try:
+            result = await asyncio.shield(work)
+        except asyncio.CancelledError:
+            if work.done():
+                self._idle.put_nowait(slot)
+            else:
+                def back(f: asyncio.Future) -> None:
+                    if not f.cancelled():
+                        f.exception()  # retrieved: the caller is gone, the slot is what matters
+                    self._idle.put_nowait(slot)
+                work.add_done_callback(back)
+            raise
+        except BaseException:
+            self._idle.put_nowait(slot)
+            raise
+        self._idle.put_nowait(slot)
+        return result
 
     async def _run_inline(self, slot: Slot, art: Artifact, data: bytes, spec: RunSpec, timeout: float) -> RunResult:
         """``_run_on`` for a run whose inputs are all inline: on the event loop."""

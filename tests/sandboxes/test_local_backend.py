@@ -105,3 +105,29 @@ async def test_a_slot_whose_check_fails_is_replaced():
             "print(open('/proc/sysvipc/shm').read().count('\\n'))\n")), runs=[RunSpec(id="a")]))
         assert again.runs[0].stdout == b"1\n", "the new slot's IPC namespace is empty (header only)"
         assert slot.proc.pid != first
+
+
+async def test_a_cancelled_run_keeps_its_slot_until_the_thread_is_done(tmp_path):
+    """A caller cancelled while its run is in a worker thread (linked input: opened and
+    hash-checked off the event loop) must not give the slot back before that thread is done:
+    the next run would find the slot busy and report IE for a test that did nothing wrong."""
+    from problem_store.blobs.file import FileBlobStore
+
+    store = FileBlobStore(str(tmp_path / "store"))
+    link = store.put(b"2 3\n")[0]
+    sleepy = "import time\ntime.sleep(0.8)\nprint(sum(map(int, input().split())))\n"
+    async with LocalBackend(resolver=store, capacity=1, selftest=False) as be:
+        compiled = await be.compile(Source(language="python", code=sleepy))
+        art = compiled.artifact
+        data = await be._program_bytes(art)
+        aplusb = await be.compile(Source(language="python", code=APLUSB))
+        adata = await be._program_bytes(aplusb.artifact)
+        slow = asyncio.create_task(be.run_one(art, data, RunSpec(id="slow", stdin=Blob(link=link))))
+        while be._idle.qsize():  # the slow run holds the only slot
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.2)  # let its request reach the agent (a window, not a timing claim)
+        slow.cancel()
+        fast = [await be.run_one(aplusb.artifact, adata, RunSpec(id=str(i), stdin=Blob(data=f"{i} 1\n".encode())))
+                for i in range(3)]
+        assert [r.status for r in fast] == [Status.OK] * 3, fast
+        assert [r.stdout for r in fast] == [b"1\n", b"2\n", b"3\n"]
