@@ -198,9 +198,11 @@ def test_batches_do_not_depend_on_judging_order(tmp_path, staleness, gens, per_c
         d.mkdir()
         c = _controller(d, staleness, rewards=HashRewards(delay_seed), gens=gens, per_call=per_call)
         m = asyncio.run(_drive(c, 6))
-        # the calls of the trained steps (the producer may have started later steps by a
-        # timing-dependent amount when the run stopped)
-        trained = [[call for call in g.calls if all(k // KEY_STRIDE < 6 for k in call)] for g in c.generators]
+        # the calls of the trained steps but the last (the producer may have started later
+        # steps, and issued the last trained step's refills, by a timing-dependent amount when
+        # the run stopped: a CI run under load saw one more refill call of step 5 in one run;
+        # the batches trained, compared below, are equal whatever the timing)
+        trained = [[call for call in g.calls if all(k // KEY_STRIDE < 5 for k in call)] for g in c.generators]
         runs.append((_trained(c, m), trained))
     (a, calls_a), (b, calls_b) = runs
     assert a == b
