@@ -30,13 +30,13 @@ from sandboxes.runner import seccomp
 from sandboxes.runner.cpu_meter import CgroupMeter, TreeMeter
 from sandboxes.runner.capture import Capture as _Capture
 from sandboxes.runner.process import Identity, Outcome
+from sandboxes.runner.spawn import _pipes
 
 ZYGOTE = Path(__file__).with_name("zygote.py")
 _START_TIMEOUT_S = 10.0
 _REPLY_TIMEOUT_S = 10.0  # a fork, or the zygote's reap after the runner killed the run
 _CPU_POLL_MAX_S = 0.05
 _NCPU = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-F_SETPIPE_SZ = 1031
 # A zygote is replaced after this many forks: whatever a run leaves in it (allocator state,
 # a run's freed memory) stays bounded, and each generation draws a new str hash seed.
 MAX_RUNS_PER_ZYGOTE = 1000
@@ -148,13 +148,7 @@ class ForkServer:
                "procs": list(cgroup.procs_files) if cgroup is not None else [],
                "rlimits": [(r, s, h) for r, (s, h) in rlimits],
                "seccomp": bytes.fromhex(seccomp.filter_hex()) if use_seccomp and seccomp.supported() else b""}
-        out_r, out_w = os.pipe2(os.O_CLOEXEC)
-        err_r, err_w = os.pipe2(os.O_CLOEXEC)
-        ep_r, ep_w = os.pipe2(os.O_CLOEXEC)
-        try:
-            fcntl.fcntl(out_r, F_SETPIPE_SZ, 1 << 20)
-        except OSError:
-            pass
+        out_r, out_w, err_r, err_w, ep_r, ep_w = _pipes()
         code_fd = _sealed_memfd("code", code)
         try:
             sent = [stdin_fd, out_w, err_w, ep_w, code_fd]
