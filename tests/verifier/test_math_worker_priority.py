@@ -24,12 +24,22 @@ HANGING = {"gold": ["num", 1, 0], "pred": ["fact", ["num", 10 ** 10, 0]]}
 AUTOGROUP = autogroup_nice() is not None  # the host schedules sessions as groups
 
 
+def _autogroup_name(pid) -> str | None:
+    """'/autogroup-N' of the task's session; None where the kernel prints none (no autogroup,
+    or the task sits in a cpu cgroup other than the root, when autogroups do not apply)."""
+    try:
+        with open(f"/proc/{pid}/autogroup") as f:
+            words = f.read().split()
+    except OSError:
+        return None
+    return words[0] if words else None
+
+
 def _seen_by_kernel(pid: int) -> dict:
     out = {"nice": os.getpriority(os.PRIO_PROCESS, pid),
            "sched_idle": os.sched_getscheduler(pid) == os.SCHED_IDLE,
            "session": os.getsid(pid)}
-    with open(f"/proc/{pid}/autogroup") as f:
-        out["autogroup"] = f.read().split()[0]
+    out["autogroup"] = _autogroup_name(pid)
     with open(f"/proc/{pid}/status") as f:  # every thread, not only the main one
         out["threads"] = int(next(l for l in f if l.startswith("Threads:")).split()[1])
     return out
@@ -46,9 +56,9 @@ def test_every_worker_and_every_replacement_is_lowered(nice, idle):
             k = _seen_by_kernel(w.proc.pid)
             assert k["nice"] == nice and k["sched_idle"] == idle
             assert k["session"] == w.proc.pid != os.getsid(0)  # its own session
-            if os.path.exists("/proc/self/autogroup"):
-                with open("/proc/self/autogroup") as f:
-                    assert k["autogroup"] != f.read().split()[0]  # not the service's autogroup
+            mine = _autogroup_name("self")
+            if mine is not None:  # not the service's autogroup
+                assert k["autogroup"] is not None and k["autogroup"] != mine
             if AUTOGROUP:  # the session starts at the normal weight (lowered per request)
                 assert autogroup_nice(w.proc.pid) == 0
             for tid in os.listdir(f"/proc/{w.proc.pid}/task"):  # setpriority is per thread
