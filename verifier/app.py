@@ -176,7 +176,7 @@ def create_app(service: VerifierService, *, manage_service: bool = True) -> web.
     cfg = service.config
     app = web.Application(client_max_size=cfg.max_body_bytes,
                           middlewares=[observe, _auth_middleware(cfg.auth_token, cfg.trusted_tokens),
-                                       identify_middleware()],
+                                       identify_middleware(), service.work.foreground.middleware()],
                           handler_args={"max_field_size": _MAX_HEADER_BYTES,
                                         "max_line_size": _MAX_HEADER_BYTES})
     app[SERVICE_KEY] = service

@@ -88,7 +88,7 @@ class VerifierService:
                                       store_run=self.work.store.run,
                                       check_run=self.work.request.run),
                            FunctionJudge(self.executor), config.math_timeout_s,
-                           math_run=self.work.math.run)
+                           math_run=self.work.math_run)
         self.started = False
         self.self_test_ok: bool | None = None
         self.self_test_message = ""
@@ -364,7 +364,7 @@ class VerifierService:
                 async with ticket.slot("math"):
                     return await judge_math(req.gold, req.prediction,
                                             req.timeout_s or self.config.math_timeout_s,
-                                            req.extract, req.require_box, run=self.work.math.run)
+                                            req.extract, req.require_box, run=self.work.math_run)
             return await self._deadline(run())
 
     # -- problems -------------------------------------------------------------------

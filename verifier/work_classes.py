@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from verifier.admission import FairQueue, Ticket
 from verifier.clients import ClientStats
 from verifier.executors import BoundedExecutor
+from verifier.foreground import Foreground
 
 
 class WorkConfig(BaseModel):
@@ -110,6 +111,10 @@ class WorkClasses:
         self.request = BoundedExecutor("request", cfg.request_threads, cfg.request_queue_size,
                                        retry_after_s=retry_after_s)
         self.queues = {"code": self.code, "math": self.math_queue}
+        # requests other than math in flight: slow math answers are held meanwhile
+        self.foreground = Foreground()
+        self.math_run = self.foreground.wrap(self.math.run)
+        self.pool = None
 
     def start_math_pool(self) -> None:
         """Install the sympy worker pool sized and niced for this service (workers start lazily)."""
@@ -117,8 +122,10 @@ class WorkClasses:
         from verifier.math.pool import WorkerPool
 
         prio = self.cfg.math_priority
-        set_pool(WorkerPool(size=self.cfg.math_workers, nice=10 if prio == "low" else 0,
-                            idle=prio == "idle"))
+        self.pool = WorkerPool(size=self.cfg.math_workers, nice=10 if prio == "low" else 0,
+                               idle=prio == "idle")
+        self.foreground.listen(self.pool.hold_background)
+        set_pool(self.pool)
 
     def reserve(self, units: dict[str, int]) -> ClassTickets:
         """Places in every class named (all or nothing); raises Overloaded/TooLarge."""
@@ -166,6 +173,7 @@ class WorkClasses:
         return lines
 
     def shutdown(self) -> None:
+        self.foreground.close()
         for ex in (self.math, self.store, self.request):
             ex.shutdown()
 

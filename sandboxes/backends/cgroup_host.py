@@ -27,7 +27,7 @@ _V1_REQUIRED = ("cpuacct", "memory", "pids")
 _counter = itertools.count()
 
 
-def _mounts() -> dict[str, str]:
+def _mounts(controllers=V1_CONTROLLERS) -> dict[str, str]:
     """Controller (or 'unified') -> mount point of its hierarchy root."""
     out = {}
     with open("/proc/self/mountinfo") as f:
@@ -40,7 +40,7 @@ def _mounts() -> dict[str, str]:
             if fstype == "cgroup2":
                 out.setdefault("unified", fields[4])
             elif fstype == "cgroup":
-                for c in V1_CONTROLLERS:
+                for c in controllers:
                     if c in opts:
                         out.setdefault(c, fields[4])
     return out
@@ -69,6 +69,17 @@ def _own_paths() -> dict[str, str]:
             for c in ctrls.split(","):
                 out[c] = path
     return out
+
+
+def own_dir(controller: str) -> tuple[int, str] | None:
+    """(version, dir) of the group this process sits in for ``controller`` (e.g. ``cpu``):
+    its v1 hierarchy if one is mounted, else the unified v2 one; None where neither is."""
+    mounts, own = _mounts((controller,)), _own_paths()
+    if controller in mounts and controller in own:
+        return 1, os.path.join(mounts[controller], own[controller].lstrip("/"))
+    if "unified" in mounts and "unified" in own:
+        return 2, os.path.join(mounts["unified"], own["unified"].lstrip("/"))
+    return None
 
 
 def _write(path: str, value: str) -> None:

@@ -6,7 +6,9 @@ worker that runs past its timeout is killed and a replacement is started at once
 imports sympy in the background, about 0.5 s of CPU at the workers' low priority), so the
 pool stays usable. ``nice``/``idle``: each worker lowers its own task priority before its
 imports (replacements too) and leads its own session, whose weight the pool lowers once an
-answer has run ``demote_after_s`` (``priority``, ``_session_weight``).
+answer has run ``demote_after_s`` (``priority``, ``_session_weight``); where the host allows
+it, such a worker also moves into a cgroup marked ``cpu.idle``, the only setting that makes
+the scheduler preempt it at once for any other group's task (``idle_group``).
 
 Workers are plain subprocesses speaking JSON lines (not ``multiprocessing``), so nothing
 re-imports the caller's ``__main__`` and any thread may use the pool.
@@ -15,6 +17,7 @@ re-imports the caller's ``__main__`` and any thread may use the pool.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import queue
 import select
@@ -24,9 +27,11 @@ import threading
 import time
 from pathlib import Path
 
+from verifier.math.idle_group import IdleGroup
 from verifier.math.priority import set_session_nice
 
 _REPO_ROOT = str(Path(__file__).resolve().parents[2])
+log = logging.getLogger(__name__)
 
 
 class PoolTimeout(Exception):
@@ -60,6 +65,7 @@ class _Worker:
         self.priority: dict | None = None  # as the worker reported it in its greeting
         # its session's autogroup weight: True low, False normal, None not adjustable here
         self.session_low: bool | None = None
+        self.in_idle_group = False  # in the pool's cpu.idle group (``idle_group``)
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -119,7 +125,7 @@ class WorkerPool:
 
     def __init__(self, size: int = 2, memory_mb: int = 1024, start_timeout_s: float = 60.0,
                  acquire_timeout_s: float = 300.0, nice: int = 0, idle: bool = False,
-                 demote_after_s: float = 0.25):
+                 demote_after_s: float = 0.25, idle_group: bool = True, max_stretch: float = 4.0):
         if size < 1:
             raise ValueError(f"pool size must be >= 1, got {size}")
         self.memory_mb = memory_mb
@@ -134,19 +140,41 @@ class WorkerPool:
         self._lock = threading.Lock()
         self._workers: set[_Worker] = set()
         self._closed = False
+        # the cpu.idle group for lowered workers; made with the first worker (None: not here)
+        self._want_group = idle_group and (nice > 0 or idle)
+        self.idle_group: IdleGroup | None = None
+        self.idle_group_reason = "" if self._want_group else "workers run at normal priority"
+        # a slow answer's budget grows by the time the idle group was held (foreground
+        # traffic), up to max_stretch x the budget; past that it runs outside the group
+        self.max_stretch = max_stretch
+        self._hold_wanted = False
         self.kills = 0  # workers killed for timeouts (for tests and metrics)
         self.started = 0  # worker processes started, replacements included
 
-    def _spawn(self) -> _Worker:
+    def _spawn(self, background: bool = False) -> _Worker:
+        """A new worker; ``background``: nobody waits on it yet, so it imports sympy in the
+        idle group (a replacement after a timeout) until a request takes it."""
         with self._lock:
             if self._closed:
                 raise WorkerFailed("pool is shut down")
+            if self._want_group:
+                self._want_group = False
+                self.idle_group = IdleGroup.create()
+                if self.idle_group is not None and self._hold_wanted:
+                    self.idle_group.hold(True)
+                if self.idle_group is None:
+                    self.idle_group_reason = IdleGroup.reason
+                    log.warning("math workers: no cpu.idle group (%s); slow answers are "
+                                "lowered by nice and autogroup weight only", IdleGroup.reason)
             w = _Worker(self.memory_mb, self.nice, self.idle)
             self._workers.add(w)
             self.started += 1
-            return w
+        if background:
+            self._idle_group(w, True)
+        return w
 
     def _discard(self, w: _Worker) -> None:
+        self._idle_group(w, False)  # a held group would delay the kill until it runs again
         w.kill()
         with self._lock:
             self._workers.discard(w)
@@ -163,6 +191,7 @@ class WorkerPool:
                     self._discard(w)
                 w = None
                 w = self._spawn()
+            self._idle_group(w, False)  # a request waits on it now
             w.wait_ready(self.start_timeout_s)
             self._session_weight(w, low=False)
             # the worker's own CPU-time backstop, in case this process dies mid-call
@@ -171,12 +200,12 @@ class WorkerPool:
             line = w.readline(min(deadline, time.monotonic() + self.demote_after_s))
             if line is None:  # a slow answer: from now on it only gets spare CPU
                 self._session_weight(w, low=True)
-                line = w.readline(deadline)
+                line = self._wait_in_background(w, deadline, timeout_s)
             if line is None:
                 self._discard(w)
                 self.kills += 1
                 w = None
-                w = self._spawn()  # warm replacement, imports while we return
+                w = self._spawn(background=True)  # warm replacement, imports while we return
                 raise PoolTimeout(f"no result within {timeout_s} s")
             return json.loads(line)
         except WorkerFailed:
@@ -198,10 +227,44 @@ class WorkerPool:
         request handling and sandbox runs, normal math judging keeps its latency under
         other load. Task nice / SCHED_IDLE stay low throughout (they order the workers
         where there is no autogroup)."""
+        self._idle_group(w, low)
         if not (self.nice > 0 or self.idle) or w.session_low is None or w.session_low == low:
             return
         level = (19 if self.idle else self.nice) if low else 0
         w.session_low = low if set_session_nice(w.proc.pid, level) else None
+
+    def _wait_in_background(self, w: _Worker, deadline: float, timeout_s: float) -> bytes | None:
+        """The answer's line, or None at its deadline, plus the time the idle group was held
+        meanwhile (up to ``max_stretch`` x the budget): a held answer keeps its budget."""
+        g = self.idle_group
+        if g is None or not w.in_idle_group:
+            return w.readline(deadline)
+        held_at_start, cap = g.held_total(), self.max_stretch * timeout_s
+        while True:
+            stretch = min(cap, g.held_total() - held_at_start)
+            end, now = deadline + stretch, time.monotonic()
+            if now >= end:
+                return None
+            if stretch >= cap:  # held as long as it may be: it ends its budget unheld
+                self._idle_group(w, False)
+                return w.readline(end)
+            line = w.readline(min(end, now + 0.1))  # re-read the held time every 0.1 s
+            if line is not None:
+                return line
+
+    def hold_background(self, on: bool) -> None:
+        """Hold (on) or release the idle group: called when foreground traffic starts/stops."""
+        self._hold_wanted = on
+        if self.idle_group is not None:
+            self.idle_group.hold(on)
+
+    def _idle_group(self, w: _Worker, idle: bool) -> None:
+        """Move ``w`` into the cpu.idle group or back to the service's group (see module doc)."""
+        g = self.idle_group
+        if g is None or w.in_idle_group == idle:
+            return
+        if (g.enter if idle else g.leave)(w.proc.pid):
+            w.in_idle_group = idle
 
     def warm_up(self) -> None:
         """Start every worker now instead of on first use."""
@@ -228,5 +291,9 @@ class WorkerPool:
             self._closed = True
             workers = list(self._workers)
             self._workers.clear()
+        if self.idle_group is not None:
+            self.idle_group.hold(False)  # a held worker would die only when it runs again
         for w in workers:
             w.kill()
+        if self.idle_group is not None:
+            self.idle_group.remove()
