@@ -7,7 +7,9 @@
   process) and the sympy workers themselves, killed at the answer's timeout and run at a lower
   CPU priority (``math_priority``), each in its own session so that the scheduler's autogroup
   does not charge their CPU to the service, so that answers burning a whole core take little
-  CPU from request handling and sandbox runs.
+  CPU from request handling and sandbox runs. A slow answer's worker also sits in a cpu.idle
+  cgroup held while any other request is in flight (``foreground``; its budget is stretched
+  by the held time).
 * ``store``: problem, blob and transient-store I/O. Its own threads and bounded queue.
 * ``request``: in-process CPU work of a request (built-in checks of large outputs).
 
