@@ -100,6 +100,9 @@ class _EmbeddedTransport:
 
         self.service = service
         self.started = False
+        # The first calls often come together (an RL step's judges): one starts the service,
+        # the others wait for it. Each starting it too started its backend twice.
+        self._start_lock = asyncio.Lock()
         self.identity = "id:" + check_client_id(client_id)  # as over HTTP with X-Client-Id
 
     async def call(self, route: Route, body: BaseModel | None, params: dict[str, str]) -> Any:
@@ -108,8 +111,10 @@ class _EmbeddedTransport:
 
         s = self.service
         if not self.started:
-            await s.start()
-            self.started = True
+            async with self._start_lock:
+                if not self.started:
+                    await s.start()
+                    self.started = True
         if route.service is None:
             raise ValueError(f"embedded client: {route.method} {route.path} has no service call")
         args = ([body] if route.request is not None else []) + [params[p] for p in route.path_params]

@@ -38,7 +38,7 @@ from pathlib import Path
 
 from sandboxes.backends.base import SandboxBackend, SandboxError
 from sandboxes.backends.cgroup_host import CgroupTree
-from sandboxes.backends.slot_queue import PriorityGate, SlotQueue
+from sandboxes.backends.slot_queue import PriorityGate, SlotPoolError, SlotQueue
 from sandboxes.runner.cgroup import CgroupDirs
 from sandboxes.runner import convert, pch
 from sandboxes.runner.batching import run_batch
@@ -166,6 +166,7 @@ class Slot:
         self.last_kill_reason = ""
         self.deferred_reset = False  # the agent resets after its reply, then sends a ready frame
         self.ready_pending = False
+        self.in_use = False  # handed out by the pool (LocalBackend._acquire/_release)
 
     @property
     def alive(self) -> bool:
@@ -228,6 +229,10 @@ class Slot:
             self.ready_pending = False
             self.kill()
             return
+        except BaseException:  # cancelled mid-frame: the stream is out of step
+            self.last_kill_reason = "cancelled while reading the reset frame"
+            self.kill()
+            raise
         try:
             self._take_ready(ready)
         except ProtocolError:
@@ -265,11 +270,10 @@ class Slot:
         """``request`` on the event loop, for requests without fds: no thread hop a run
         (about 0.1-0.2 ms, more under load). Same failures, same slot discipline."""
         if not self.lock.acquire(blocking=False):
-            # Another request is still on this slot (the pool hands a slot to one user at a
-            # time, but a start-up self-test under load was seen to find it taken): wait for
-            # it in a thread instead of failing a test with IE; each request is a whole
-            # round trip under the lock, so sharing the slot is safe, only slower.
-            return await asyncio.to_thread(self.request, req, [], timeout_s)
+            # The pool hands a slot to one user at a time and _acquire checks the lock is
+            # free, so this is a pool bug: say so loudly; the run is an IE.
+            log.error("slot %d: request while another is on it (slot handed out twice)", self.index)
+            raise ProtocolError(f"slot {self.index} is busy")
         try:
             if self.ready_pending:
                 await self.settle()
@@ -382,6 +386,8 @@ class LocalBackend(SandboxBackend):
         self._leases: list[UidLease] = []
         self._idle: SlotQueue[Slot] | None = None
         self._gate: PriorityGate | None = None
+        self._started = self._closing = False
+        self._start_lock: asyncio.Lock | None = None
         self.use_cgroups, self.require_cgroup = cgroups, require_cgroup
         self.package_root = Path(package_root) if package_root else _PKG_ROOT
         self._cgroup_tree: CgroupTree | None = None
@@ -399,6 +405,18 @@ class LocalBackend(SandboxBackend):
         return [s.uid for s in self.slots]
 
     async def start(self) -> None:
+        """Start the slots and self-test them, once: a call while started returns, and calls
+        at the same moment (an embedded service started by its first callers) wait for the
+        one start. Two starts used to both run: the second made a second set of slots and
+        each start queued every slot it saw, so each slot was idle twice and two runs got it."""
+        if self._start_lock is None:
+            self._start_lock = asyncio.Lock()
+        async with self._start_lock:
+            if not self._started:
+                await self._start()
+                self._started = True
+
+    async def _start(self) -> None:
         if not os.access(self.bwrap, os.X_OK):
             raise SandboxError(f"bubblewrap not found at {self.bwrap} (apt-get install bubblewrap)")
         if os.geteuid() != 0:
@@ -447,6 +465,11 @@ class LocalBackend(SandboxBackend):
                     self.accounting_note)
 
     async def close(self) -> None:
+        # Runs may still be in flight: their slots come back while being shut down, and
+        # runs waiting for a slot get none (SandboxError: an IE), never a respawned one.
+        self._closing, self._started = True, False
+        if self._start_lock is not None and not self._start_lock.locked():
+            self._start_lock = None  # a later start may be on another event loop
         for slot in self.slots:
             await asyncio.to_thread(slot.shutdown)
         self.slots.clear()
@@ -456,25 +479,65 @@ class LocalBackend(SandboxBackend):
         for lease in self._leases:
             lease.release()
         self._leases.clear()
-        self._idle = None
+        self._idle, self._closing = None, False
 
     # -- the pool --------------------------------------------------------------------------
+    # A slot taken by _acquire goes back by exactly one _release, and only once nothing is
+    # on it any more: on every path, a cancelled caller included (a worker thread still on
+    # the slot keeps it until it is done). Both check it and refuse loudly (SlotPoolError).
     async def _acquire(self) -> Slot:
         if self._idle is None:
             raise SandboxError("local backend is not started (call start() or use 'async with')")
-        slot = await self._idle.get()
-        if slot.ready_pending:  # its last run's reset: done by now, normally
-            await slot.settle()
-        if not slot.alive:  # a broken sandbox is replaced before reuse, never reused as is
+        idle = self._idle
+        slot = await idle.get()
+        if slot.in_use or (slot.lock.locked() and not self._closing):  # (close's shutdown takes it)
+            log.error("slot %d handed out while still held (in use: %s, request on it: %s)",
+                      slot.index, slot.in_use, slot.lock.locked(), stack_info=True)
+            raise SlotPoolError(f"slot {slot.index} handed out while still held")
+        if self._closing:
+            idle.put_nowait(slot)  # to the next waiter, which gives up the same way
+            raise SandboxError("local backend is closing")
+        slot.in_use = True
+        try:
+            if slot.ready_pending:  # its last run's reset: done by now, normally
+                await slot.settle()  # (cancelled mid-frame: it kills the slot)
+            if slot.alive:
+                return slot
+            slot.kill()  # a broken sandbox is replaced before reuse, never reused as is
+            slot.spawn()
+        except BaseException:
             slot.kill()
-            try:
-                slot.spawn()
-                await asyncio.to_thread(slot.hello)
-            except Exception:
-                slot.kill()
-                self._idle.put_nowait(slot)
-                raise
+            self._release(slot)
+            raise
+        try:
+            await self._on_thread(slot, self._greet, slot)
+        except asyncio.CancelledError:
+            raise  # _on_thread gives the slot back once the greeting's thread is done
+        except BaseException:
+            self._release(slot)
+            raise
         return slot
+
+    @staticmethod
+    def _greet(slot: Slot) -> dict:
+        try:
+            return slot.hello()
+        except BaseException:
+            slot.kill()  # not greeted: never serve as is
+            raise
+
+    def _release(self, slot: Slot) -> None:
+        if not slot.in_use:
+            log.error("slot %d released while already free (double release refused)", slot.index,
+                      stack_info=True)
+            raise SlotPoolError(f"slot {slot.index} released while already free")
+        if slot.lock.locked() and not self._closing:  # (close's shutdown takes it)
+            log.error("slot %d released while a request is still on it (refused)", slot.index,
+                      stack_info=True)
+            raise SlotPoolError(f"slot {slot.index} released while a request is still on it")
+        slot.in_use = False
+        if self._idle is not None:  # None: closed meanwhile, the slot went with the pool
+            self._idle.put_nowait(slot)
 
     async def _call(self, req: dict, fds: list[int], timeout_s: float) -> tuple[dict, Slot | None]:
         try:
@@ -525,30 +588,37 @@ class LocalBackend(SandboxBackend):
         try:
             return await self._run_inline(slot, art, data, spec, timeout)
         finally:
-            self._idle.put_nowait(slot)
+            self._release(slot)
 
-    async def _with_slot_thread(self, slot: Slot, fn, *args):
-        """``fn(*args)`` in a thread, then ``slot`` back to the pool, but only once the thread
-        is done with it: a caller cancelled meanwhile (a deadline, a sibling test failing)
-        must not hand a slot whose request is still on the wire to the next run, which would
-        find it busy (an IE for somebody else's test)."""
+    async def _on_thread(self, slot: Slot, fn, *args):
+        """``fn(*args)`` in a thread; ``slot`` stays the caller's, unless the caller is
+        cancelled: then the slot goes back to the pool once the thread is done with it, not
+        before (a slot whose request is still on the wire would be found busy by the next
+        run), and the caller must not release it."""
         work = asyncio.ensure_future(asyncio.to_thread(fn, *args))
         try:
-            result = await asyncio.shield(work)
+            return await asyncio.shield(work)
         except asyncio.CancelledError:
+            def back(f: asyncio.Future) -> None:
+                if not f.cancelled():
+                    f.exception()  # retrieved: the caller is gone, the slot is what matters
+                self._release(slot)
             if work.done():
-                self._idle.put_nowait(slot)
+                back(work)
             else:
-                def back(f: asyncio.Future) -> None:
-                    if not f.cancelled():
-                        f.exception()  # retrieved: the caller is gone, the slot is what matters
-                    self._idle.put_nowait(slot)
                 work.add_done_callback(back)
             raise
+
+    async def _with_slot_thread(self, slot: Slot, fn, *args):
+        """``fn(*args)`` in a thread, then ``slot`` back to the pool (once the thread is done)."""
+        try:
+            result = await self._on_thread(slot, fn, *args)
+        except asyncio.CancelledError:
+            raise  # released by _on_thread
         except BaseException:
-            self._idle.put_nowait(slot)
+            self._release(slot)
             raise
-        self._idle.put_nowait(slot)
+        self._release(slot)
         return result
 
     async def _run_inline(self, slot: Slot, art: Artifact, data: bytes, spec: RunSpec, timeout: float) -> RunResult:

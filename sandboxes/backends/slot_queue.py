@@ -10,6 +10,10 @@ one after another: the first after its own share of the work, not after everyone
 The priority comes from ``RUN_ORDER`` (a context variable ``sandboxes.runner.batching``
 sets for a batch's compile and each of its runs: batch sequence number, run index);
 a caller without one is placed by the moment it asks, like a batch that arrived then.
+
+The queue also guards its one invariant: a slot is in its hands (idle, or handed to a
+waiter that has not resumed yet) at most once. A second ``put_nowait`` of such a slot (a
+double release) would give it to two runs; it is refused (``SlotPoolError``, logged).
 """
 
 from __future__ import annotations
@@ -18,12 +22,19 @@ import asyncio
 import contextvars
 import heapq
 import itertools
+import logging
 from collections import deque
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
 RUN_ORDER: contextvars.ContextVar[tuple[int, int] | None] = contextvars.ContextVar("run_order", default=None)
 _arrivals = itertools.count()
+log = logging.getLogger(__name__)
+
+
+class SlotPoolError(RuntimeError):
+    """A slot pool's bookkeeping was broken by its caller (a slot released twice, or
+    acquired while still held): a bug, never a verdict; the pool refuses the step."""
 
 
 def next_batch_number() -> int:
@@ -38,11 +49,21 @@ class SlotQueue(Generic[T]):
         self._queue: deque[T] = deque()  # idle slots (tests peek at _queue[0])
         self._waiters: list[tuple[tuple[int, int], int, asyncio.Future]] = []
         self._tie = itertools.count()
+        self._held: set[int] = set()  # id() of every slot idle or on its way to a waiter
 
     def qsize(self) -> int:
         return len(self._queue)
 
     def put_nowait(self, slot: T) -> None:
+        if id(slot) in self._held:
+            log.error("slot pool: %r released while already free (double release refused)", slot,
+                      stack_info=True)
+            raise SlotPoolError(f"{slot!r} released while already free")
+        self._held.add(id(slot))
+        self._hand(slot)
+
+    def _hand(self, slot: T) -> None:
+        """Give a slot the queue holds to the best live waiter, or keep it idle."""
         while self._waiters:
             _, _, fut = heapq.heappop(self._waiters)
             if not fut.done():
@@ -50,22 +71,27 @@ class SlotQueue(Generic[T]):
                 return
         self._queue.append(slot)
 
+    def _out(self, slot: T) -> T:
+        self._held.discard(id(slot))
+        return slot
+
     async def get(self) -> T:
         if self._queue and not self._waiters:
-            return self._queue.popleft()
+            return self._out(self._queue.popleft())
         order = RUN_ORDER.get()
         if order is None:
             order = (next_batch_number(), 0)
         fut = asyncio.get_running_loop().create_future()
         heapq.heappush(self._waiters, (order, next(self._tie), fut))
         if self._queue:  # a slot is free but others were waiting: the best waiter takes it
-            self.put_nowait(self._queue.popleft())
+            self._hand(self._queue.popleft())
         try:
-            return await fut
+            slot = await fut
         except asyncio.CancelledError:
             if fut.done() and not fut.cancelled():
-                self.put_nowait(fut.result())  # handed to us as we were cancelled: pass it on
+                self._hand(fut.result())  # handed to us as we were cancelled: pass it on
             raise
+        return self._out(slot)
 
 
 class PriorityGate:

@@ -76,3 +76,55 @@ async def test_concurrent_batches_share_the_slots_oldest_first():
 
     assert await order_of_starts(PriorityGate(2)) == "AAAAAABBBBBB"
     assert await order_of_starts(None) != "AAAAAABBBBBB"  # the per-batch semaphore interleaves
+
+
+async def test_a_slot_released_twice_is_refused_never_queued_twice(caplog):
+    """Queued twice, one slot would go to two runs at once; the queue refuses the second
+    release, loudly, whether the slot is idle or on its way to a waiter."""
+    import pytest
+
+    from sandboxes.backends.slot_queue import SlotPoolError
+
+    q: SlotQueue[str] = SlotQueue()
+    q.put_nowait("x")
+    with pytest.raises(SlotPoolError, match="released while already free"):
+        q.put_nowait("x")
+    assert q.qsize() == 1 and await q.get() == "x"
+    assert "double release refused" in caplog.text
+    waiter = asyncio.create_task(q.get())
+    await asyncio.sleep(0)
+    q.put_nowait("x")  # resolves the waiter's future; it has not resumed yet
+    with pytest.raises(SlotPoolError):
+        q.put_nowait("x")
+    assert await waiter == "x" and q.qsize() == 0
+    q.put_nowait("x")  # given back after its use: a normal release
+    assert q.qsize() == 1
+
+
+async def test_a_waiter_cancelled_as_the_slot_reaches_it_passes_it_on_exactly_once():
+    q: SlotQueue[str] = SlotQueue()
+    q.put_nowait("s")
+    assert await q.get() == "s"
+    first = asyncio.create_task(_take(q, (1, 0), got1 := []))
+    second = asyncio.create_task(_take(q, (2, 0), got2 := []))
+    await asyncio.sleep(0)
+    q.put_nowait("s")  # first's future is resolved...
+    first.cancel()     # ...and first is cancelled before it resumes
+    try:
+        await first
+    except asyncio.CancelledError:
+        pass
+    assert first.cancelled() and got1 == []
+    assert await second == "s" and got2 == [((2, 0), "s")] and q.qsize() == 0
+    q.put_nowait("s")  # second gives it back: once, so not refused
+    # Alone: cancelled at the hand-off with nobody else waiting, the slot is idle again.
+    assert await q.get() == "s"
+    lone = asyncio.create_task(q.get())
+    await asyncio.sleep(0)
+    q.put_nowait("s")
+    lone.cancel()
+    try:
+        await lone
+    except asyncio.CancelledError:
+        pass
+    assert q.qsize() == 1 and await q.get() == "s"

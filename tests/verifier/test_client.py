@@ -146,3 +146,35 @@ async def test_client_mistakes_are_not_retried_on_any_route(server, blobs):
                 await call
             assert ei.value.status == 404 and "blob://" in ei.value.message
         assert c.retries == 0
+
+
+async def test_embedded_calls_that_come_together_start_the_service_once():
+    """An RL step's first judges call at once: each one starting the service started its
+    sandbox backend twice (two pools over one slot list: one slot given to two runs)."""
+    from verifier.client import _EmbeddedTransport
+    from verifier.models import ProblemList
+    from verifier.routes import BY_CLIENT
+
+    class Service:
+        starts = 0
+
+        def __init__(self):
+            self.in_start, self.go = asyncio.Event(), asyncio.Event()
+
+        async def start(self):
+            self.starts += 1
+            self.in_start.set()
+            await self.go.wait()
+
+        async def list_problems(self):
+            return ProblemList(problems=[])
+
+    svc = Service()
+    t = _EmbeddedTransport(svc)
+    calls = [asyncio.create_task(t.call(BY_CLIENT["problems"], None, {})) for _ in range(3)]
+    await svc.in_start.wait()
+    for _ in range(3):
+        await asyncio.sleep(0)  # every call is past its started check, waiting
+    svc.go.set()
+    assert [r.problems for r in await asyncio.gather(*calls)] == [[]] * 3
+    assert svc.starts == 1
