@@ -90,12 +90,21 @@ class VerifierService:
                            FunctionJudge(self.executor), config.math_timeout_s,
                            math_run=self.work.math_run)
         self.started = False
+        self._start_lock: asyncio.Lock | None = None
         self.self_test_ok: bool | None = None
         self.self_test_message = ""
         self._gc_task: asyncio.Task | None = None
 
     # -- life cycle -----------------------------------------------------------------
     async def start(self) -> None:
+        """Start once: calls that come together wait for the first (one backend, one pool)."""
+        if self._start_lock is None:
+            self._start_lock = asyncio.Lock()
+        async with self._start_lock:
+            if not self.started:
+                await self._start()
+
+    async def _start(self) -> None:
         self.work.start_math_pool()
         await self.backend.start()
         self.started = True

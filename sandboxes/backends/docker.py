@@ -89,6 +89,7 @@ class DockerBackend(SandboxBackend):
         self.output_store = output_store if output_store is not None else (
             resolver if hasattr(resolver, "put") else None)
         self.pool: ContainerPool | None = None
+        self._start_lock: asyncio.Lock | None = None  # made in the loop that starts us
         self._leases: list = []
         self._size = self.config.pool_size or os.cpu_count() or 1
         self._gate = PriorityGate(self._size)  # batches share the pool oldest first
@@ -99,8 +100,14 @@ class DockerBackend(SandboxBackend):
         return self._size
 
     async def start(self) -> None:
-        if self.pool is not None:
-            return
+        # Starts that come together (an embedded client's first calls) make one pool, not two.
+        if self._start_lock is None:
+            self._start_lock = asyncio.Lock()
+        async with self._start_lock:
+            if self.pool is None:
+                await self._start()
+
+    async def _start(self) -> None:
         try:
             import docker
             self._client = docker.from_env(timeout=120)

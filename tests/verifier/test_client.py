@@ -178,3 +178,36 @@ async def test_embedded_calls_that_come_together_start_the_service_once():
     svc.go.set()
     assert [r.problems for r in await asyncio.gather(*calls)] == [[]] * 3
     assert svc.starts == 1
+
+
+async def test_service_starts_that_come_together_start_the_backend_and_math_pool_once(blobs):
+    """Guarded in the service itself too (not only in the embedded client): one backend start,
+    one sympy pool, and a later start after it is up does nothing."""
+    from tests.verifier.fakes import FakeBackend
+
+    backend = FakeBackend(blobs, capacity=2)
+    gate, starts = asyncio.Event(), []
+    real_start = backend.start
+
+    async def slow_start():
+        starts.append(1)
+        await gate.wait()
+        await real_start()
+
+    backend.start = slow_start
+    svc = VerifierService(make_config(self_test=False), backend, blobs)
+    pools = []
+    real_pool = svc.work.start_math_pool
+    svc.work.start_math_pool = lambda: (pools.append(1), real_pool())
+    try:
+        calls = [asyncio.create_task(svc.start()) for _ in range(3)]
+        while not starts:
+            await asyncio.sleep(0)
+        for _ in range(10):
+            await asyncio.sleep(0)
+        gate.set()
+        await asyncio.gather(*calls)
+        await svc.start()
+        assert len(starts) == 1 and len(pools) == 1 and svc.started
+    finally:
+        await svc.close()
