@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import re
 from dataclasses import dataclass
 
 from sandboxes.runner.cgroup import V1_CONTROLLERS, CgroupDirs, kill_v1, kill_v2, rmdir_retry
@@ -109,6 +110,8 @@ class CgroupTree:
         except OSError as exc:
             cls.reason = f"cannot read /proc/self/cgroup or mountinfo: {exc}"
             return None
+        sweep_dead([os.path.join(m, own.get(c, "/").lstrip("/")) for c, m in mounts.items()]
+                   + _all_mounts())
         name = f"{prefix}-{os.getpid()}-{next(_counter)}"
         errors = []
         if "unified" in mounts and "unified" in own:
@@ -211,6 +214,43 @@ class CgroupTree:
             # copies too (empty by now).
             for mount in _all_mounts():
                 _remove_tree(os.path.join(mount, self.name), 1)
+
+
+# subtrees made by a backend: oubliette-local-<pid>-<n>, oubliette-docker-<pid>-<ms>-<pid>-<n>
+_OURS = re.compile(r"^oubliette-(?:local|docker)-(\d+)-")
+
+
+def sweep_dead(parents: list[str]) -> int:
+    """Remove subtrees left by services that died without closing (SIGKILL, a crash): their
+    owner pid is gone and nothing runs in them any more. Only empty groups are removed
+    (rmdir): a group that still holds a process is left alone, whoever owns it, so a live
+    service whose pid we cannot see (another pid namespace) loses nothing. Returns the
+    number of subtrees removed."""
+    removed = 0
+    for parent in dict.fromkeys(parents):
+        try:
+            names = os.listdir(parent)
+        except OSError:
+            continue
+        for name in names:
+            m = _OURS.match(name)
+            if m is None or int(m.group(1)) == os.getpid() or os.path.exists(f"/proc/{m.group(1)}"):
+                continue
+            removed += _rmdir_empty_tree(os.path.join(parent, name))
+    if removed:
+        log.info("removed %d cgroup subtrees left by services that are gone", removed)
+    return removed
+
+
+def _rmdir_empty_tree(top: str) -> int:
+    try:
+        for root, dirs, _files in os.walk(top, topdown=False):
+            for d in dirs:
+                os.rmdir(os.path.join(root, d))
+        os.rmdir(top)
+        return 1
+    except OSError:  # still holds a process (EBUSY) or already gone
+        return 0
 
 
 def _enable_for_children(own_dir: str) -> None:
