@@ -11,8 +11,9 @@ evaluation never ends, each held to the math judge's timeout; 429s resent after 
 Prints p50/p99 for each and the flooded/unflooded p99 ratios (target <= 1.5).
 
 ``--configs`` (repeat names to alternate): ``default`` (sympy workers at nice 10 in their own
-session, lowered to autogroup nice 10 after 0.25 s on an answer, a math queue holding all
-100), ``idle`` (workers under SCHED_IDLE, autogroup nice 19), ``normal`` (workers at the service's
+session, lowered to autogroup nice 10 after 0.25 s on an answer and moved into a cpu.idle
+cgroup that is held while other requests are in flight, a math queue holding all 100),
+``no-hold`` (the same without holding: ``math_hold: false``), ``idle`` (workers under SCHED_IDLE, autogroup nice 19), ``normal`` (workers at the service's
 own priority), ``queue64`` (the default math queue: 36 answers bounce with 429 and are resent
 every second), ``one-worker`` (default with a single sympy worker: one core stays free).
 The flood client runs in its own process so that its event loop does not delay the probes.
@@ -44,6 +45,7 @@ HANGING = [r"\boxed{\sum_{k=1}^{10^{6}} k^{k}}", r"\boxed{\binom{10^{7}}{5 \cdot
 CONFIGS = {"default": {"math_queue_size": 128},
            "one-worker": {"math_queue_size": 128, "math_workers": 1},
            "idle": {"math_queue_size": 128, "math_priority": "idle"},
+           "no-hold": {"math_queue_size": 128, "math_hold": False},
            "normal": {"math_queue_size": 128, "math_priority": "normal"},
            "queue64": {}}
 

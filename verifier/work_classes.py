@@ -57,6 +57,11 @@ class WorkConfig(BaseModel):
         "run 0.25 s), idle (SCHED_IDLE, autogroup nice 19 then: only CPU nobody else "
         "wants; best isolation, but on a saturated machine slow sympy answers then run into "
         "their timeout).")
+    math_hold: bool = Field(
+        True, description="While any request other than math is in flight, hold the sympy "
+        "workers of answers that have run past 0.25 s (a cpu.idle cgroup throttled to 1 ms/s, "
+        "where the host allows one) and give them the held time back on their budget, up to "
+        "4x. Off: such answers only run at the lowered priority (math_priority).")
     store_threads: int = Field(4, ge=1, le=256, description="Threads for store I/O.")
     store_queue_size: int = Field(
         256, ge=0, le=100_000, description="Store calls allowed to wait; more get 503.")
@@ -126,7 +131,8 @@ class WorkClasses:
         prio = self.cfg.math_priority
         self.pool = WorkerPool(size=self.cfg.math_workers, nice=10 if prio == "low" else 0,
                                idle=prio == "idle")
-        self.foreground.listen(self.pool.hold_background)
+        if self.cfg.math_hold:
+            self.foreground.listen(self.pool.hold_background)
         set_pool(self.pool)
 
     def reserve(self, units: dict[str, int]) -> ClassTickets:
