@@ -113,7 +113,10 @@ class MathVerifyRequest(_Req):
     require_box: bool = Field(False, description="Only a \\boxed{} answer counts (with extract).")
     timeout_s: float | None = Field(None, gt=0, le=120, description="Budget of this call, "
                                     "seconds (default: the service's math_timeout_s). A "
-                                    "prediction that needs more is not equivalent (reason 'timeout').")
+                                    "prediction that needs more is not equivalent (reason 'timeout'). Time "
+                                    "the answer spent held while the service served other "
+                                    "requests is not counted (math_hold: the wall time can "
+                                    "reach 5x the budget).")
 
 
 class MathVerifyResponse(BaseModel):

@@ -40,10 +40,13 @@ async def judge_math(gold: str, prediction: str, timeout_s: float,
     run = run or asyncio.to_thread
     try:
         # The outer wait is a backstop in case the judge's own timeout does not fire
-        # (a worker start-up is not part of timeout_s, hence the margin).
+        # (a worker start-up is not part of timeout_s, hence the margin; a held answer's
+        # budget is stretched by the held time, up to MAX_STRETCH x: verifier.foreground).
+        from verifier.math.pool import MAX_STRETCH
+
         return await asyncio.wait_for(
             run(_judge_sync, gold, prediction, timeout_s, extract, require_box),
-            timeout=timeout_s + 30.0)
+            timeout=timeout_s * (1 + MAX_STRETCH) + 30.0)
     except asyncio.TimeoutError:
         return MathVerifyResponse(equivalent=None, reason="judge timed out", timed_out=True,
                                   error="math judge did not answer in time")

@@ -32,6 +32,9 @@ from verifier.math.priority import set_session_nice
 
 _REPO_ROOT = str(Path(__file__).resolve().parents[2])
 log = logging.getLogger(__name__)
+# A held answer's budget grows by the held time, up to this many times the budget
+# (``_wait_in_background``); callers' own backstops must allow for it.
+MAX_STRETCH = 4.0
 
 
 class PoolTimeout(Exception):
@@ -125,7 +128,8 @@ class WorkerPool:
 
     def __init__(self, size: int = 2, memory_mb: int = 1024, start_timeout_s: float = 60.0,
                  acquire_timeout_s: float = 300.0, nice: int = 0, idle: bool = False,
-                 demote_after_s: float = 0.25, idle_group: bool = True, max_stretch: float = 4.0):
+                 demote_after_s: float = 0.25, idle_group: bool = True,
+                 max_stretch: float = MAX_STRETCH):
         if size < 1:
             raise ValueError(f"pool size must be >= 1, got {size}")
         self.memory_mb = memory_mb
