@@ -15,7 +15,7 @@ import threading
 
 import pytest
 
-from sandboxes.backends import local
+from sandboxes.backends import local_slot
 from sandboxes.backends.local import LocalBackend
 from sandboxes.types import Blob, RunSpec, Source, Status
 
@@ -107,7 +107,7 @@ async def test_a_caller_cancelled_while_reading_the_reset_frame_gives_the_slot_b
         assert slot.ready_pending, "this agent resets after its reply"
         reached, release = asyncio.Event(), asyncio.Event()
         armed = [True]
-        recv = local._recv_exact
+        recv = local_slot._recv_exact
 
         async def gated(loop, sock, n):
             if armed[0]:
@@ -116,7 +116,7 @@ async def test_a_caller_cancelled_while_reading_the_reset_frame_gives_the_slot_b
                 await release.wait()
             return await recv(loop, sock, n)
 
-        monkeypatch.setattr(local, "_recv_exact", gated)
+        monkeypatch.setattr(local_slot, "_recv_exact", gated)
         first = asyncio.create_task(be.run_one(art, data, _spec(1)))
         await reached.wait()
         first.cancel()
