@@ -154,6 +154,8 @@ class WorkClasses:
                          "capacity": q.capacity, "clients": len(q._clients),
                          "saturated": q.saturated}
         out["math"]["threads"] = self.math.report()
+        if self.pool is not None:
+            out["math"]["hold"] = self.pool.hold_report()
         out["store"] = self.store.report()
         out["request"] = self.request.report()
         return out

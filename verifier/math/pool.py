@@ -262,6 +262,17 @@ class WorkerPool:
         if self.idle_group is not None:
             self.idle_group.hold(on)
 
+    def hold_report(self) -> dict:
+        """For /readyz: whether slow answers have an idle group, whether it is held now and
+        for how long it has been held in all (seconds), or why there is no group."""
+        g = self.idle_group
+        if g is None:
+            return {"idle_group": False, "reason": self.idle_group_reason or "not made yet"}
+        with self._lock:
+            in_group = sum(1 for w in self._workers if w.in_idle_group)
+        return {"idle_group": True, "held": g.held, "held_s": round(g.held_total(), 3),
+                "workers_in_group": in_group}
+
     def _idle_group(self, w: _Worker, idle: bool) -> None:
         """Move ``w`` into the cpu.idle group or back to the service's group (see module doc)."""
         g = self.idle_group
