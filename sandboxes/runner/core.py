@@ -135,6 +135,8 @@ class Runner:
                 raise RuntimeError(f"spawn={cfg.spawn!r} but the spawn shim could not be built (no C compiler?)")
             if self.shim is not None and (cfg.spawn == "server" or (cfg.spawn == "auto" and not cfg.sweep_own_uid)):
                 self.server = SpawnServer(self.shim)
+        # what the box's tmpfs mounts use now that our own files are in place (reset.SpaceCheck)
+        self.space = reset.SpaceCheck([cfg.scratch_root, *cfg.wipe_dirs])
 
     @property
     def spawn_mode(self) -> str:
@@ -621,7 +623,8 @@ class Runner:
             # dead before it looked) and the agent makes none, so it is still empty.
             self.leftover = reset.leftovers(
                 ipc=ipc_found, empty_dirs=self.cfg.wipe_dirs,
-                scratch_root=self.cfg.scratch_root, keep_in_scratch=self._runner_owned)
+                scratch_root=self.cfg.scratch_root, keep_in_scratch=self._runner_owned,
+                space=self.space)
 
     @staticmethod
     def _runner_owned(name: str) -> bool:

@@ -18,6 +18,15 @@ of its group, and that the next run (maybe another user's submission) can read:
   and left our process group; ``kill_own_uid_strays`` kills every process of our uid that
   is not us or an ancestor of ours, by scanning /proc until none is left.
 
+- Space on the box's own tmpfs mounts (the scratch root, /dev/shm) held by files that no
+  directory names any more: a run can unlink its files and park their descriptors in a unix
+  socket that is itself in flight (SCM_RIGHTS in a cycle); when every process is dead the
+  kernel frees them only at its next unix garbage collection, seconds later, and until then
+  the next run finds the slot's /tmp full (red-team finding: a correct program got CE "No
+  space left on device", cached, and the free space carried bits of a hidden input to the
+  next request). ``SpaceCheck`` compares what each mount uses after the clean-up with
+  what it used when the runner started; more is a leftover, and the sandbox is replaced.
+
 ``leftovers`` is the check after the clean-up: what is still there. The agent reports it
 with its reply and the backend destroys a slot or container that is not clean, so a
 failing clean-up costs a fresh sandbox, never a contaminated next run.
@@ -197,7 +206,49 @@ def reap_children() -> None:
 
 # -- the check after the clean-up ------------------------------------------------------------
 
-def leftovers(*, ipc: bool, empty_dirs: list[str], scratch_root: str, keep_in_scratch) -> list[str]:
+def _tmpfs_mounts() -> set[str]:
+    out = set()
+    try:
+        with open("/proc/self/mountinfo") as f:
+            for line in f:
+                left, _, right = line.partition(" - ")
+                if right.split()[:1] == ["tmpfs"]:
+                    out.add(left.split()[4])
+    except OSError:
+        pass
+    return out
+
+
+def _used_bytes(path: str) -> int:
+    st = os.statvfs(path)
+    return (st.f_blocks - st.f_bfree) * st.f_frsize
+
+
+class SpaceCheck:
+    """Bytes in use on each of ``paths`` that is a tmpfs mount of its own (a shared disk is
+    left out: other writers move it), against the use when the runner started."""
+
+    def __init__(self, paths: list[str]):
+        mounts = _tmpfs_mounts()
+        self.base = {p: _used_bytes(p) for p in dict.fromkeys(paths)
+                     if os.path.realpath(p) in mounts}
+
+    def held(self) -> list[str]:
+        out = []
+        for path, base in self.base.items():
+            try:
+                extra = _used_bytes(path) - base
+            except OSError as exc:
+                out.append(f"{path}: cannot stat ({exc})")
+                continue
+            if extra > 0:
+                out.append(f"{path}: {extra >> 10} KiB held by files no directory names "
+                           "(unlinked, still open or in flight)")
+        return out
+
+
+def leftovers(*, ipc: bool, empty_dirs: list[str], scratch_root: str, keep_in_scratch,
+              space: SpaceCheck | None = None) -> list[str]:
     """What survived the clean-up, in words (empty: clean). Cheap: a few /proc reads.
 
     ``keep_in_scratch(name)`` says which entries of the scratch root are the runner's own.
@@ -225,4 +276,6 @@ def leftovers(*, ipc: bool, empty_dirs: list[str], scratch_root: str, keep_in_sc
         extra = []
     if extra:
         left.append(f"{scratch_root} not empty: {extra[:5]}")
+    if space is not None:
+        left += space.held()
     return left

@@ -170,3 +170,63 @@ def test_a_leaked_896_mib_of_shm_does_not_make_later_runs_mle(backend):
                            runs=[RunSpec(id=str(i), limits=lim) for i in range(2 * n)]))
     assert [(r.status, r.stdout) for r in ok.runs] == [(Status.OK, b"ok\n")] * (2 * n), ok.runs
     assert_healthy(backend)
+
+
+# Red-team finding: files unlinked while their descriptors sit in a unix socket that is itself
+# in flight (an SCM_RIGHTS cycle) outlive every process of the run; the kernel frees them at
+# its next unix garbage collection, seconds later. Until then the slot's scratch tmpfs and
+# /dev/shm stayed full: a correct program's compile failed (CE "No space left on device",
+# cached) and the free space carried bits of a hidden input to the next request.
+_PARK = r"""
+import os, socket
+s0, s1 = socket.socketpair()
+held = 0
+for where, mb in ((".", 48), ("/dev/shm", 8)):  # up to these sizes, or until the mount is full
+    fd = os.open(where + "/parked", os.O_CREAT | os.O_RDWR, 0o600)
+    try:
+        for _ in range(mb):
+            os.write(fd, b"p" * (1 << 20))
+            held += 1
+    except OSError:
+        pass
+    os.unlink(where + "/parked")
+    socket.send_fds(s0, [b"x"], [fd])
+    os.close(fd)
+socket.send_fds(s0, [b"x"], [s0.fileno()])
+socket.send_fds(s1, [b"x"], [s1.fileno()])
+s0.close()
+s1.close()
+print(held)
+"""
+
+_FREE = r"""
+import os
+def free(p):
+    st = os.statvfs(p)
+    return st.f_bavail * st.f_frsize >> 20
+print(free("."), free("/dev/shm"))
+"""
+
+
+def test_space_held_by_files_in_flight_does_not_reach_later_runs(backend):
+    n = 2 * min(backend.backend.capacity, 4)  # every slot / container serves the attack
+    lim = quick_limits(wall_time_s=10, cpu_time_s=4)
+
+    def free_space():
+        r = backend.run(Batch(program=Source(language="python", code=_FREE),
+                              runs=[RunSpec(id=str(i), limits=lim) for i in range(n)]))
+        assert [x.status for x in r.runs] == [Status.OK] * n, r.runs
+        return [tuple(map(int, x.stdout.split())) for x in r.runs]
+
+    before = free_space()
+    park = backend.run(Batch(program=Source(language="python", code=_PARK),
+                             runs=[RunSpec(id=str(i), limits=RunLimits(
+                                 cpu_time_s=10, wall_time_s=30, memory_mb=1024)) for i in range(n)]))
+    assert all(r.status == Status.OK for r in park.runs), park.runs
+    assert all(int(r.stdout) >= 8 for r in park.runs), [r.stdout for r in park.runs]  # it held space
+    after = free_space()
+    # every later run sees as much free space as a run before the attack did (within 1 MiB)
+    worst_box = min(b for b, _ in before)
+    worst_shm = min(s for _, s in before)
+    assert all(b >= worst_box - 1 and s >= worst_shm - 1 for b, s in after), (before, after)
+    assert_healthy(backend)
