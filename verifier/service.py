@@ -77,7 +77,8 @@ class VerifierService:
         # Work classes: fair admission for code and math, own bounded threads for math, store
         # and in-process checks (verifier/work_classes.py); ``admission`` is the code class.
         self.work = WorkClasses(config.work_classes, max_inflight=config.max_inflight,
-                                queue_size=config.queue_size, retry_after_s=config.retry_after_s)
+                                queue_size=config.queue_size, retry_after_s=config.retry_after_s,
+                                request_deadline_s=config.request_deadline_s)
         self.admission = self.work.code
         self.metrics = Metrics(self.admission)
         self.metrics.extra_gauges.append(MetricsBlock(self.work))

@@ -102,17 +102,20 @@ class ClassTickets:
 
 class WorkClasses:
     def __init__(self, cfg: WorkConfig, *, max_inflight: int, queue_size: int,
-                 retry_after_s: int = 1):
+                 retry_after_s: int = 1, request_deadline_s: float | None = None):
         self.cfg = cfg
+        self.request_deadline_s = request_deadline_s
         self.stats = ClientStats(set(cfg.client_weights))
         common = dict(retry_after_s=retry_after_s, max_per_client=cfg.max_per_client,
                       weights=cfg.client_weights, policy=cfg.policy, stats=self.stats)
         self.code = FairQueue("code", max_inflight, queue_size, **common)
         self.math_queue = FairQueue("math", cfg.math_workers, cfg.math_queue_size, **common)
-        # A little headroom past one thread per worker: a call abandoned by the judge's
-        # backstop timeout keeps its thread until it returns.
-        self.math = BoundedExecutor("math", cfg.math_workers, cfg.math_workers,
-                                    retry_after_s=retry_after_s)
+        # One thread per worker and no queue: a call whose request is gone (its deadline, a
+        # client that hung up) keeps its thread and worker until it returns, and a request
+        # that finds them all busy gets 503 + Retry-After at once. (A queue here let such a
+        # request wait behind abandoned calls until the judge's backstop fired: IE, reward
+        # null, for a right answer; red-team finding.)
+        self.math = BoundedExecutor("math", cfg.math_workers, 0, retry_after_s=retry_after_s)
         self.store = BoundedExecutor("store", cfg.store_threads, cfg.store_queue_size,
                                      retry_after_s=retry_after_s, stall_after_s=cfg.store_stall_s)
         self.request = BoundedExecutor("request", cfg.request_threads, cfg.request_queue_size,
@@ -129,8 +132,11 @@ class WorkClasses:
         from verifier.math.pool import WorkerPool
 
         prio = self.cfg.math_priority
+        # a held answer is given its held time back only while its request can still use
+        # the result: the stretched wall time stays 5 s inside the request deadline
+        wall = None if self.request_deadline_s is None else max(1.0, self.request_deadline_s - 5.0)
         self.pool = WorkerPool(size=self.cfg.math_workers, nice=10 if prio == "low" else 0,
-                               idle=prio == "idle")
+                               idle=prio == "idle", max_wall_s=wall)
         if self.cfg.math_hold:
             self.foreground.listen(self.pool.hold_background)
         set_pool(self.pool)
@@ -160,6 +166,11 @@ class WorkClasses:
         out["request"] = self.request.report()
         return out
 
+    def math_threads_held(self) -> bool:
+        """Every math thread busy and some of them with calls whose request is gone: new math
+        requests get 503 until those return (the executor has one thread per worker)."""
+        return self.math.saturated and self.math.pending > self.math_queue.running
+
     def blocking(self) -> list[str]:
         """Classes whose saturation makes the instance not ready (see the module docstring)."""
         return [n for n, bad in (("code", self.code.saturated), ("store", self.store.saturated))
@@ -171,7 +182,7 @@ class WorkClasses:
         lines += [f"# HELP {g}_running Units running per work class.", f"# TYPE {g}_running gauge"]
         rows = {"code": (self.code.running, self.code.waiting, self.code.saturated),
                 "math": (self.math_queue.running, self.math_queue.waiting,
-                         self.math_queue.saturated or self.math.saturated),
+                         self.math_queue.saturated or self.math_threads_held()),
                 "store": (self.store.busy, self.store.queued, self.store.saturated),
                 "request": (self.request.busy, self.request.queued, self.request.saturated)}
         lines += [f'{g}_running{{class="{k}"}} {v[0]}' for k, v in rows.items()]

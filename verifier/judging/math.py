@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 
+from verifier.executors import ClassSaturated
 from verifier.models import MathVerifyResponse, TestVerdict, Verdict
 
 
@@ -50,6 +51,8 @@ async def judge_math(gold: str, prediction: str, timeout_s: float,
     except asyncio.TimeoutError:
         return MathVerifyResponse(equivalent=None, reason="judge timed out", timed_out=True,
                                   error="math judge did not answer in time")
+    except ClassSaturated:
+        raise  # every math thread busy (calls of requests already gone): 503, retry later
     except Exception as exc:  # noqa: BLE001 - the judge failing is ours, not the answer's
         return MathVerifyResponse(equivalent=None, reason="judge failed", error=repr(exc))
 

@@ -129,7 +129,7 @@ class WorkerPool:
     def __init__(self, size: int = 2, memory_mb: int = 1024, start_timeout_s: float = 60.0,
                  acquire_timeout_s: float = 300.0, nice: int = 0, idle: bool = False,
                  demote_after_s: float = 0.25, idle_group: bool = True,
-                 max_stretch: float = MAX_STRETCH):
+                 max_stretch: float = MAX_STRETCH, max_wall_s: float | None = None):
         if size < 1:
             raise ValueError(f"pool size must be >= 1, got {size}")
         self.memory_mb = memory_mb
@@ -151,6 +151,7 @@ class WorkerPool:
         # a slow answer's budget grows by the time the idle group was held (foreground
         # traffic), up to max_stretch x the budget; past that it runs outside the group
         self.max_stretch = max_stretch
+        self.max_wall_s = max_wall_s  # the stretch ends where budget + stretch would pass it
         self._hold_wanted = False
         self.kills = 0  # workers killed for timeouts (for tests and metrics)
         self.started = 0  # worker processes started, replacements included
@@ -244,6 +245,8 @@ class WorkerPool:
         if g is None or not w.in_idle_group:
             return w.readline(deadline)
         held_at_start, cap = g.held_total(), self.max_stretch * timeout_s
+        if self.max_wall_s is not None:  # e.g. the request's deadline: no use judging past it
+            cap = min(cap, max(0.0, self.max_wall_s - timeout_s))
         while True:
             stretch = min(cap, g.held_total() - held_at_start)
             end, now = deadline + stretch, time.monotonic()
