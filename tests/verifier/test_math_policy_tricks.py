@@ -157,3 +157,49 @@ def test_approximations_need_digits_that_determine_the_value():
         _not_equivalent(gold, rf"\boxed{{\approx {sp.N(v * (1 + sp.Rational(1, 10**5)), 8)}}}")
         out = judge(gold, rf"\boxed{{\approx {sp.N(v, 8)}}}", timeout_s=30)
         assert out.error is None and out.equivalent, (gold, out)
+
+
+# Red-team finding: writing a decimal point bought the 1e-9 tolerance against golds a decimal
+# can state exactly (integers, 1/8, 3^20000): 5050.000001 was paid for 5050. A decimal off such
+# a value, by however little, is another number; the tolerance stays for values a decimal can
+# only approximate (1/3, sqrt 2, pi), where a correct rounding must still be accepted.
+def _decimal_near(v: Fraction, rel: float) -> str:
+    off = v + max(abs(v), Fraction(1)) * Fraction(rel)
+    num = abs(off.numerator) * 10 ** 24 // off.denominator
+    s = str(num).rjust(25, "0")
+    return ("-" if off < 0 else "") + s[:-24] + "." + s[-24:].rstrip("0")
+
+
+def test_decimals_off_a_finite_decimal_gold_are_not_it():
+    rng = random.Random(517)
+    for _ in range(25):
+        n = rng.choice([rng.randint(2, 10 ** 6), rng.randint(10 ** 9, 10 ** 15)])
+        d = rng.choice([1, 2, 4, 5, 8, 16, 25, 125])
+        v = Fraction(n, d)
+        gold = str(n) if d == 1 else rf"\frac{{{n}}}{{{d}}}"
+        for rel in (1e-10, 3e-11, -2e-10):
+            pred = _decimal_near(v, rel)
+            assert Fraction(pred) != v  # truth by construction: another number
+            _not_equivalent(gold, rf"\boxed{{{pred}}}")
+        for pred in (rf"\boxed{{{n}.0 + 10^{{-12}}}}",) if d == 1 else ():
+            _not_equivalent(gold, pred)
+    for gold, pred in ((r"3^{2000}", r"\boxed{3^{2000}+1.0}"), ("10^{12}", r"\boxed{1000000000001.0}"),
+                       ("123456789012", r"\boxed{1.23456789 \times 10^{11}}"),
+                       ("[0, 5050]", r"\boxed{[0, 5050.000001]}")):
+        _not_equivalent(gold, pred)
+
+
+def test_correct_decimals_of_values_a_decimal_cannot_state_still_count():
+    rng = random.Random(518)
+    for _ in range(20):
+        p, q = rng.randint(1, 10 ** 6), rng.choice([3, 7, 9, 11, 13, 21, 27])
+        if Fraction(p, q).denominator == 1:
+            continue
+        dec = f"{Fraction(p, q).__float__():.12g}"
+        v = judge(rf"\frac{{{p}}}{{{q}}}", rf"\boxed{{{dec}}}", timeout_s=30)
+        assert v.equivalent is True, (p, q, dec, v)
+    for gold, pred in ((r"\sqrt{2}", r"\boxed{1.41421356237}"), (r"\pi", r"\boxed{3.14159265359}"),
+                       ("3", r"\boxed{\log_{2}(8.0)}"), ("5050", r"\boxed{5050.0}"),
+                       ("1/8", r"\boxed{0.125}"), ("[0, 5050]", r"\boxed{[0, 5050.0]}")):
+        v = judge(gold, pred, timeout_s=30)
+        assert v.equivalent is True, (gold, pred, v)

@@ -66,6 +66,16 @@ def rel_close(a: Fraction, b: Fraction, rel_tol: float = REL_TOL) -> bool:
     return abs(a - b) <= Fraction(rel_tol) * max(abs(a), abs(b))
 
 
+def terminates(v: Fraction) -> bool:
+    """Does ``v`` have a finite decimal expansion (denominator 2^a 5^b)? Then a decimal can
+    state it exactly, and the 1e-9 tolerance (for 1/3, sqrt 2, pi) does not apply to it."""
+    d = v.denominator
+    for p in (2, 5):
+        while d % p == 0:
+            d //= p
+    return d == 1
+
+
 def fraction_str(v: Fraction) -> str:
     return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
 
@@ -83,8 +93,15 @@ class FastScalars:
             raise NeedsSympy
         if a == b:
             return Outcome(True, "exact rational equal")
-        if (has_decimal(g) or has_decimal(p)) and rel_close(a, b):
-            return Outcome(True, f"numeric equal within rel {REL_TOL:g}")
+        dg, dp = has_decimal(g), has_decimal(p)
+        if (dg or dp) and rel_close(a, b):
+            exact = b if dg and not dp else a if dp and not dg else None
+            if exact is None or not terminates(exact):
+                return Outcome(True, f"numeric equal within rel {REL_TOL:g}")
+            # a decimal can write this value exactly, so one off it is another number
+            # (5050.000001 is not 5050; red-team finding: it was paid)
+            return Outcome(False, f"numbers differ ({fraction_str(a)} vs {fraction_str(b)}): "
+                           "an exact value a decimal can write needs the exact decimal")
         tol = approx_tol(g, p, self.approx)
         if tol is not None and abs(a - b) <= tol:
             return Outcome(True, f"equal to the precision written (+-{float(tol):g})")

@@ -13,9 +13,11 @@ zero only equals (numerically) zero.
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 
 import sympy as sp
 
+from verifier.math.fastnum import terminates
 from verifier.math.structure import Outcome, approx_tol, compare, has_decimal
 
 REL_TOL = sp.Float("1e-9", 40)
@@ -152,6 +154,15 @@ def _numeric(v):
     return sp.Float(re_, _PREC), sp.Float(im_, _PREC)
 
 
+def _terminating(x) -> bool:
+    """Is ``x`` a rational with a finite decimal expansion (5050, 1/8, 3^20000)? Then a decimal
+    can state it exactly. ``x`` is size-capped by the parser, so evaluating it is cheap."""
+    if x.is_rational is not True:
+        return False
+    r = x if x.is_Rational else x.doit()
+    return bool(r.is_Rational) and terminates(Fraction(int(r.p), int(r.q)))
+
+
 def _close(u, v, tol) -> bool:
     diff = sp.sqrt((u[0] - v[0]) ** 2 + (u[1] - v[1]) ** 2)
     scale = max(sp.sqrt(u[0] ** 2 + u[1] ** 2), sp.sqrt(v[0] ** 2 + v[1] ** 2))
@@ -246,12 +257,13 @@ def _differ_far(diff_a, diff_b, syms, rng) -> dict | None:
     return None
 
 
-def values_eq(a, b, approx: bool = True) -> Outcome:
+def values_eq(a, b, approx: bool = True, exact=None) -> Outcome:
     """Compare two sympy expressions (numbers or with free symbols).
 
     ``approx``: an input was a decimal, so the 1e-9 relative tolerance applies to constant
     values. Expressions with free symbols never get a tolerance: a different constant
-    (x + 10^-30) is a different expression."""
+    (x + 10^-30) is a different expression. ``exact``: the side (a or b) written without
+    decimals when only the other has them."""
     tol = REL_TOL if approx else EXACT_TOL
     if a == b:
         return Outcome(True, "structurally equal")
@@ -274,6 +286,15 @@ def values_eq(a, b, approx: bool = True) -> Outcome:
                 return Outcome(False, f"numbers differ ({sp.N(a, 12)} vs {sp.N(b, 12)})")
             return _symbolic(a, b, "difference undecidable")
         if _close(u, v, tol):
+            if exact is not None and _terminating(exact):
+                # The 1e-9 tolerance is for values a decimal can only approximate (1/3,
+                # sqrt 2, pi). One written without decimals that a decimal can state
+                # exactly needs exactly that value: 5050.000001 is not 5050, 3^20000 + 1.0
+                # is not 3^20000 (red-team finding: both were paid).
+                if is_zero(a - b) is True:
+                    return Outcome(True, "numeric equal (exact: the value has a finite decimal)")
+                return Outcome(False, f"numbers differ ({sp.N(a, 12)} vs {sp.N(b, 12)}): an exact "
+                               "value a decimal can write needs the exact decimal")
             return Outcome(True, "numeric equal within rel 1e-9")
         return Outcome(False, f"numbers differ ({sp.N(a, 12)} vs {sp.N(b, 12)})")
     syms = sorted(free, key=lambda s: s.name)
@@ -321,7 +342,8 @@ class SympyScalars:
 
     def scalar_eq(self, g: list, p: list) -> Outcome:
         a, b = to_sympy(g), to_sympy(p)
-        out = values_eq(a, b, has_decimal(g) or has_decimal(p))
+        dg, dp = has_decimal(g), has_decimal(p)
+        out = values_eq(a, b, dg or dp, exact=a if dp and not dg else b if dg and not dp else None)
         tol = approx_tol(g, p, self.approx)
         if out.equal or tol is None or a.free_symbols:
             return out
@@ -364,7 +386,8 @@ class SympyScalars:
         gs, ps = to_set(g), to_set(p)
         if gs == ps:
             return Outcome(True, "sets equal")
-        approx = has_decimal(g) or has_decimal(p)
+        dg, dp = has_decimal(g), has_decimal(p)
+        approx = dg or dp
         gi, pi_ = _pieces(gs), _pieces(ps)
         if gi is None or pi_ is None or len(gi) != len(pi_):
             return Outcome(False, f"sets differ ({gs} vs {ps})")
@@ -372,7 +395,8 @@ class SympyScalars:
             if (a.left_open, a.right_open) != (b.left_open, b.right_open):
                 return Outcome(False, f"open/closed ends differ ({a} vs {b})")
             for x, y in ((a.start, b.start), (a.end, b.end)):
-                if not values_eq(x, y, approx).equal:
+                exact = x if dp and not dg else y if dg and not dp else None
+                if not values_eq(x, y, approx, exact=exact).equal:
                     return Outcome(False, f"endpoints differ ({a} vs {b})")
         return Outcome(True, "intervals equal within rel 1e-9")
 
