@@ -203,3 +203,12 @@ def test_correct_decimals_of_values_a_decimal_cannot_state_still_count():
                        ("1/8", r"\boxed{0.125}"), ("[0, 5050]", r"\boxed{[0, 5050.0]}")):
         v = judge(gold, pred, timeout_s=30)
         assert v.equivalent is True, (gold, pred, v)
+
+
+# Red-team finding: a term that is zero at every rational whose denominator divides N! (tan or
+# sin of N! pi x) passed the identity check, whose sample points had small denominators.
+@pytest.mark.parametrize("term", [r"\tan({n}! \pi x)", r"\sin({n}! \pi x)", r"\sin(2 \cdot {n}! \pi x)"])
+def test_terms_vanishing_at_small_denominators_are_not_zero(term):
+    for n in (60, 100, 300):
+        for gold in ("x^2", r"x^3 - 2x + 1"):
+            _not_equivalent(gold, rf"\boxed{{{gold} + {term.format(n=n)}}}")

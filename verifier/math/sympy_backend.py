@@ -210,8 +210,20 @@ def is_zero(d) -> bool | None:
 
 
 def _sample_point(syms, rng) -> dict:
-    """Small exact rationals: the difference of two expressions is evaluated exactly there."""
-    return {s: sp.Rational(rng.randint(-400, 400), rng.randint(37, 113)) for s in syms}
+    """Exact rationals in [-10, 10]: the difference of two expressions is evaluated exactly
+    there. Each denominator is a random prime between 10^6 and 2*10^6, not a small number: a
+    term like tan(100! pi x) is zero at every rational whose denominator divides 100!, so with
+    small denominators x^2 + tan(100! pi x) passed as x^2 (red-team finding). An integer the
+    size guard lets through (at most 100,000 digits) has at most about 20,000 prime factors,
+    so the chance that it hides a random prime from this range at all six points is
+    about 1e-9."""
+    out = {}
+    for s in syms:
+        q = rng.randrange(10 ** 6 + 1, 2 * 10 ** 6, 2)
+        while not sp.isprime(q):
+            q += 2
+        out[s] = sp.Rational(rng.randint(-10 * q, 10 * q), q)
+    return out
 
 
 _FAR_TOL = sp.Float("1e-20", _PREC)
