@@ -128,8 +128,16 @@ class WeightLoaderExtension:
         # Must run before any other load: it refills from the files the engine started from.
         direct = copy_in_mode in ("direct", "plain") and self._rl_install_direct(plan, copy_in_mode == "direct")
         on_param = self._rl_direct.stage if direct and self._rl_direct.next is not None else None
-        self._rl_receiver = ShardReceiver(pg, store, plan, n_trainer_ranks, device, on_param, cores)
+        # With packing ahead, every later generation of kernels is allocated by the receiver
+        # thread (its own malloc arena) and freed here at `load`. The first two such packs
+        # paid ~130k page faults each (about 1 s on 2 cores) while that arena grew to hold
+        # two generations; later ones ~30k (the head, mmapped afresh). Pack ahead twice there
+        # now, from the values the engine holds (same vLLM step, same kernels), so syncs
+        # start with the arena grown and the engine's kernels already in it.
+        warm = (lambda: [self._rl_direct.pack_ahead_from_current() for _ in range(2)]) if on_param else None
+        self._rl_receiver = ShardReceiver(pg, store, plan, n_trainer_ranks, device, on_param, cores, warm)
         self._rl_receiver.start()
+        self._rl_receiver.started(spec["timeout_s"])
         return {"join_s": time.perf_counter() - t0, "staging_bytes": self._rl_receiver.nbytes,
                 "copy_in": copy_in_mode if direct else "reload", "sync_cores": sorted(cores or [])}
 
