@@ -86,7 +86,9 @@ async def one(model: str, method: str, repeats: int, world: int, n_gen: int, cop
                        wait_s=med(x["transfer_wait_s"] for x in d), copy_in_s=med(x["copy_in_s"] for x in d),
                        prepack_s=med(x.get("prepack_s", 0.0) for x in d),
                        receiver_cpu_s=med(x.get("receiver_cpu_s", 0.0) for x in d),
-                       receiver_minflt=med(x.get("receiver_minflt", 0) for x in d))
+                       receiver_minflt=med(x.get("receiver_minflt", 0) for x in d),
+                       pack_cpu_s=med(x.get("pack_cpu_s", 0.0) for x in d),
+                       pack_minflt=med(x.get("pack_minflt", 0) for x in d))
             out["pushes_detail"] = [{k: round(v, 3) if isinstance(v, float) else v for k, v in x.items()} for x in sync.detail]
         else:
             d = file_detail[1:]

@@ -169,6 +169,11 @@ class DirectCopyIn:
         if self.next is not None:
             self.next.stage(name, tensor)
 
+    def staged_all(self) -> None:
+        """The whole version has arrived (receiver thread): wait for the last packs."""
+        if self.next is not None:
+            self.next.wait()
+
     def pack_ahead_from_current(self) -> bool:
         """Pack every kernel again from the values the engine holds now, the way a staged
         version is packed (`stage` each tensor, then swap all): same vLLM step, same values,
@@ -177,7 +182,7 @@ class DirectCopyIn:
         there is nothing to pack ahead."""
         if self.next is None:
             return False
-        for name in self.next.names():
+        for name in sorted(self.next.names(), key=list(self.dests).index):  # arrival order
             t = self._targets[name]
             if name in self._packed_only:  # its rows of the fused plain weight
                 row = self.dests[name][2]

@@ -135,9 +135,14 @@ class WeightLoaderExtension:
         # now, from the values the engine holds (same vLLM step, same kernels), so syncs
         # start with the arena grown and the engine's kernels already in it.
         warm = (lambda: [self._rl_direct.pack_ahead_from_current() for _ in range(2)]) if on_param else None
-        self._rl_receiver = ShardReceiver(pg, store, plan, n_trainer_ranks, device, on_param, cores, warm)
+        on_version = self._rl_direct.staged_all if on_param else None
+        if on_param:  # one packer per sync core (see rl_loop.engine_prepack), at most 4
+            self._rl_direct.next.workers = max(1, min(4, len(cores or [])))
+        self._rl_receiver = ShardReceiver(pg, store, plan, n_trainer_ranks, device, on_param, cores, warm,
+                                          on_version)
         self._rl_receiver.start()
         self._rl_receiver.started(spec["timeout_s"])
+        self._rl_pack_usage()  # the start-up packs are not a sync's
         return {"join_s": time.perf_counter() - t0, "staging_bytes": self._rl_receiver.nbytes,
                 "copy_in": copy_in_mode if direct else "reload", "sync_cores": sorted(cores or [])}
 
@@ -152,7 +157,17 @@ class WeightLoaderExtension:
             self._rl_receiver.release()
         return {"wait_s": t_wait, "copy_in_s": time.perf_counter() - t0 - t_wait,
                 "recv_s": self._rl_receiver.last_recv_s, "prepack_s": self._rl_receiver.last_on_param_s,
-                "receiver_cpu_s": self._rl_receiver.last_cpu_s, "receiver_minflt": self._rl_receiver.last_minflt}
+                "receiver_cpu_s": self._rl_receiver.last_cpu_s, "receiver_minflt": self._rl_receiver.last_minflt,
+                **self._rl_pack_usage()}
+
+    def _rl_pack_usage(self) -> dict:
+        """CPU seconds and page faults of the packs of the version just loaded (all threads)."""
+        nxt = getattr(getattr(self, "_rl_direct", None), "next", None)
+        if nxt is None:
+            return {}
+        prev = getattr(self, "_rl_pack_seen", (0.0, 0))
+        self._rl_pack_seen = (nxt.pack_cpu_s, nxt.pack_minflt)
+        return {"pack_cpu_s": nxt.pack_cpu_s - prev[0], "pack_minflt": nxt.pack_minflt - prev[1]}
 
     def _rl_retie_head(self) -> None:
         """Re-tie the output head to the new embedding.

@@ -115,8 +115,10 @@ def _serial_and_prepared():
     return models, copies
 
 
-def test_kernels_packed_ahead_compute_exactly_like_the_serial_path():
+@pytest.mark.parametrize("workers", [1, 2])
+def test_kernels_packed_ahead_compute_exactly_like_the_serial_path(workers):
     (serial_m, prep_m), (serial, prep) = _serial_and_prepared()
+    prep.next.workers = workers  # 2: packs on two threads of their own, collected by `wait`
     for v in (1, 2):
         hf = _version(v)
         serial.load(iter(hf.items()))
@@ -156,11 +158,13 @@ def test_a_kernel_that_views_its_weight_turns_packing_ahead_off():
     assert direct is not None and direct.next is None
 
 
-def test_packing_ahead_from_the_current_values_changes_no_result():
+@pytest.mark.parametrize("workers", [1, 2])
+def test_packing_ahead_from_the_current_values_changes_no_result(workers):
     """The receiver's start-up packs (run before any transfer, so the kernels' memory comes
-    from its thread) rebuild every kernel from what the engine holds: the engine computes
-    exactly as before, new kernel objects are in place, and later versions still load."""
+    from the packing threads) rebuild every kernel from what the engine holds: the engine
+    computes exactly as before, new kernel objects are in place, later versions still load."""
     (serial_m, prep_m), (serial, prep) = _serial_and_prepared()
+    prep.next.workers = workers
     hf = _version(4)
     serial.load(iter(hf.items()))
     prep.load(iter(hf.items()))  # serial path on both: the engine holds version 4
@@ -173,6 +177,8 @@ def test_packing_ahead_from_the_current_values_changes_no_result():
     assert all(m.cpu_linear is not kernels[p] for p, m in prep_m.named_modules()
                if p in kernels and p != "model.embed_tokens")
     assert not prep.next._ready and not prep.next._staged  # nothing left over for the next version
+    if workers > 1:  # each layer keeps its packing thread, and both threads got work
+        assert sorted(set(prep.next._thread_of.values())) == [0, 1]
     exp = _expected(hf)
     assert all(torch.allclose(after[k], exp[k]) for k in exp)
     hf5 = _version(5)
