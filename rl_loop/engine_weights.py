@@ -41,12 +41,10 @@ def _packed(module: torch.nn.Module) -> bool:
 
 class DirectCopyIn:
     def __init__(self, model: torch.nn.Module, dests: dict[str, tuple[str, str, int]],
-                 new_weights: dict[str, tuple[int, ...]], repack: bool = True,
-                 rows: dict[str, int] | None = None) -> None:
+                 new_weights: dict[str, tuple[int, ...]], repack: bool = True) -> None:
         self.model = model
         self.repack = repack
         self.dests = dests  # HF name -> (module path, parameter name, first row)
-        self.rows = rows or {}  # HF name -> its row count (its slice of a fused weight)
         self._targets: dict[str, torch.Tensor] = {}
         self._install(new_weights)
 
@@ -88,7 +86,7 @@ class DirectCopyIn:
         for path, m in model.named_modules():  # a packed layer nobody writes would stay stale
             if _packed(m) and path not in new_weights:
                 return None
-        return cls(model, dests, new_weights, repack, {n: (s[0] if s else 1) for n, s in shapes.items()})
+        return cls(model, dests, new_weights, repack)
 
     def _install(self, new_weights: dict[str, tuple[int, ...]]) -> None:
         self._plain: dict[str, torch.Tensor] = {}
@@ -173,26 +171,6 @@ class DirectCopyIn:
         """The whole version has arrived (receiver thread): wait for the last packs."""
         if self.next is not None:
             self.next.wait()
-
-    def pack_ahead_from_current(self) -> bool:
-        """Pack every kernel again from the values the engine holds now, the way a staged
-        version is packed (`stage` each tensor, then swap all): same vLLM step, same values,
-        same kernels. Run in the receiver thread before the first transfer, so the kernels'
-        memory comes from that thread's allocator (see `rl_loop.vllm_worker`). False when
-        there is nothing to pack ahead."""
-        if self.next is None:
-            return False
-        for name in sorted(self.next.names(), key=list(self.dests).index):  # arrival order
-            t = self._targets[name]
-            if name in self._packed_only:  # its rows of the fused plain weight
-                row = self.dests[name][2]
-                t = t[row:row + self.rows[name]]
-            self.next.stage(name, t)
-        if not self.next.complete():
-            self.next.clear()
-            return False
-        self.next.install()
-        return True
 
     def load(self, tensors, retie=lambda: None, prepared: bool = False) -> int:
         """Copy a version in and make every kernel compute with it; returns tensors copied.

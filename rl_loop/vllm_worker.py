@@ -128,21 +128,15 @@ class WeightLoaderExtension:
         # Must run before any other load: it refills from the files the engine started from.
         direct = copy_in_mode in ("direct", "plain") and self._rl_install_direct(plan, copy_in_mode == "direct")
         on_param = self._rl_direct.stage if direct and self._rl_direct.next is not None else None
-        # With packing ahead, every later generation of kernels is allocated by the receiver
-        # thread (its own malloc arena) and freed here at `load`. The first two such packs
-        # paid ~130k page faults each (about 1 s on 2 cores) while that arena grew to hold
-        # two generations; later ones ~30k (the head, mmapped afresh). Pack ahead twice there
-        # now, from the values the engine holds (same vLLM step, same kernels), so syncs
-        # start with the arena grown and the engine's kernels already in it.
-        warm = (lambda: [self._rl_direct.pack_ahead_from_current() for _ in range(2)]) if on_param else None
+        # The first two syncs after this pay ~140k page faults each (the packing threads'
+        # malloc arenas grow to hold two generations of kernels; later syncs ~28k, the head's
+        # kernel mmapped afresh). Packing ahead at join only moved that cost to the first sync.
         on_version = self._rl_direct.staged_all if on_param else None
         if on_param:  # one packer per sync core (see rl_loop.engine_prepack), at most 4
             self._rl_direct.next.workers = max(1, min(4, len(cores or [])))
-        self._rl_receiver = ShardReceiver(pg, store, plan, n_trainer_ranks, device, on_param, cores, warm,
-                                          on_version)
+        self._rl_receiver = ShardReceiver(pg, store, plan, n_trainer_ranks, device, on_param, cores,
+                                          on_version=on_version)
         self._rl_receiver.start()
-        self._rl_receiver.started(spec["timeout_s"])
-        self._rl_pack_usage()  # the start-up packs are not a sync's
         return {"join_s": time.perf_counter() - t0, "staging_bytes": self._rl_receiver.nbytes,
                 "copy_in": copy_in_mode if direct else "reload", "sync_cores": sorted(cores or [])}
 

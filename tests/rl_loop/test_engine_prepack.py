@@ -156,36 +156,3 @@ def test_a_kernel_that_views_its_weight_turns_packing_ahead_off():
     model = _Model(_Method(keeps_view=True))
     direct = DirectCopyIn.build(model, {k: list(s) for k, s in SHAPES.items()})
     assert direct is not None and direct.next is None
-
-
-@pytest.mark.parametrize("workers", [1, 2])
-def test_packing_ahead_from_the_current_values_changes_no_result(workers):
-    """The receiver's start-up packs (run before any transfer, so the kernels' memory comes
-    from the packing threads) rebuild every kernel from what the engine holds: the engine
-    computes exactly as before, new kernel objects are in place, later versions still load."""
-    (serial_m, prep_m), (serial, prep) = _serial_and_prepared()
-    prep.next.workers = workers
-    hf = _version(4)
-    serial.load(iter(hf.items()))
-    prep.load(iter(hf.items()))  # serial path on both: the engine holds version 4
-    before = _outputs(prep_m)
-    kernels = {p: m.cpu_linear for p, m in prep_m.named_modules() if hasattr(m, "cpu_linear")}
-    for _ in range(2):
-        assert prep.pack_ahead_from_current()
-    after = _outputs(prep_m)
-    assert before.keys() == after.keys() and all(torch.equal(before[k], after[k]) for k in before)
-    assert all(m.cpu_linear is not kernels[p] for p, m in prep_m.named_modules()
-               if p in kernels and p != "model.embed_tokens")
-    assert not prep.next._ready and not prep.next._staged  # nothing left over for the next version
-    if workers > 1:  # each layer keeps its packing thread, and both threads got work
-        assert sorted(set(prep.next._thread_of.values())) == [0, 1]
-    exp = _expected(hf)
-    assert all(torch.allclose(after[k], exp[k]) for k in exp)
-    hf5 = _version(5)
-    serial.load(iter(hf5.items()))
-    _, staged = _staged(hf5)
-    for name, t in staged:
-        prep.stage(name, t)
-    prep.load(iter(staged), prepared=True)
-    a, b = _outputs(serial_m), _outputs(prep_m)
-    assert all(torch.equal(a[k], b[k]) for k in a)
