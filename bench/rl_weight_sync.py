@@ -6,12 +6,15 @@
 For each model and method: start the trainer group (gloo) and the engine(s), then push the
 weights `repeats` times (the first push is a warm-up and is not counted) and print medians:
 
-* group (in place, `GroupWeightSync`): snapshot (each rank copies its own shards, no gather),
-  transfer (the engine's receiver thread, first byte to last, all ranks' pieces; measured
-  inside the engine), wait (what `load` still waited for the transfer after `export`
-  returned), copy-in (staged tensors -> running engine), prepack (seconds the engine's
-  receiver thread spent packing next-version CPU kernels while the transfer went on: part of
-  transfer and wait, not of copy-in), total = export + load as the controller sees them;
+* group (in place, `GroupWeightSync`): snapshot (the export call: each rank queues its live
+  shards, no gather; a copy only if an update comes before the send starts), transfer (the
+  engine's receiver thread, first byte to last, all ranks' pieces; measured inside the
+  engine), wait (what `load` still waited for the transfer after `export` returned),
+  copy-in (staged tensors -> running engine), prepack (seconds the engine's receiver thread
+  spent packing next-version CPU kernels while the transfer went on: part of transfer and
+  wait, not of copy-in), pack_cpu / pack_minflt (CPU seconds and page faults of those
+  packs), total = export + load as the controller sees them;
+  pushes_total_s / pushes_detail: every push, the warm-up first;
 * group-plain: the same, copy-in without re-packing (CPU layers on torch's GEMM; not
   batch-invariant, so not for bit-identical runs);
 * group-reload: the same, but the engine copies in through vLLM's layer-wise reload;

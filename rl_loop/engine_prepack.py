@@ -17,10 +17,6 @@ checks that once on the running engine, and without it the caller keeps the seri
 """
 from __future__ import annotations
 
-import math
-import threading
-from concurrent.futures import Future, ThreadPoolExecutor
-
 import torch
 
 
@@ -65,21 +61,12 @@ class NextKernels:
     `layers`: module path -> (module, full weight shape, [(HF name, first row), ...]) with
     the pieces that tile the weight's rows. `scratch_init`: for a layer whose live weight has
     rows no piece covers (a padded vocabulary), its current weight, so those rows are kept.
-
-    `workers` > 1: packs run on that many threads, started by the first `stage` (so they
-    inherit the staging thread's cores), and `wait` collects them. Packing is single-threaded
-    CPU work that lagged behind the transfer (0.25-0.35 s of it against ~0.2 s of gloo for
-    SmolLM2-135M); with one packer the tail after the last byte ran on one core while the
-    other idled. Each kernel is still made by the same call on the same values.
     """
 
     def __init__(self, layers: dict[str, tuple[torch.nn.Module, tuple[int, ...], list[tuple[str, int]]]],
-                 scratch_init: dict[str, torch.Tensor] | None = None, workers: int = 1) -> None:
+                 scratch_init: dict[str, torch.Tensor] | None = None) -> None:
         self.layers = layers
-        self.workers = workers
-        self._pool: list[ThreadPoolExecutor] | None = None
-        self._usage_lock = threading.Lock()
-        self.pack_cpu_s = 0.0  # CPU seconds of all packs so far (every thread)
+        self.pack_cpu_s = 0.0  # CPU seconds of all packs so far
         self.pack_minflt = 0  # their page faults
         self._uses: dict[str, list[str]] = {}
         for path, (_, _, pieces) in layers.items():
@@ -102,44 +89,17 @@ class NextKernels:
         for path in self._uses[name]:
             layer, shape, pieces = self.layers[path]
             if path not in self._ready and all(n in self._staged for n, _ in pieces):
-                src = self._source(path, shape, pieces)
-                if self.workers > 1:
-                    self._ready[path] = self._packer(path, shape).submit(self._pack, layer, src)
-                else:
-                    self._ready[path] = self._pack(layer, src)
-
-    def _packer(self, path: str, shape) -> ThreadPoolExecutor:
-        """The thread that packs `path`: fixed per layer, first come to the least loaded one.
-        Fixed so each thread allocates the same kernels every version: the memory they free
-        is then what the next version reuses (with one shared pool, layers moved between
-        threads and later syncs paid 31k-51k page faults instead of 27.6k, the head's alone)."""
-        if self._pool is None:
-            self._pool = [ThreadPoolExecutor(1, thread_name_prefix=f"rl-pack{i}") for i in range(self.workers)]
-            self._load = [0] * self.workers
-            self._thread_of: dict[str, int] = {}
-        i = self._thread_of.get(path)
-        if i is None:
-            i = self._thread_of[path] = min(range(self.workers), key=self._load.__getitem__)
-            self._load[i] += math.prod(shape)
-        return self._pool[i]
+                self._ready[path] = self._pack(layer, self._source(path, shape, pieces))
 
     def _pack(self, layer: torch.nn.Module, src: torch.Tensor):
         from rl_loop.weight_receiver import _thread_usage
 
         c0, f0 = _thread_usage()
-        with torch.no_grad():  # grad mode is per thread
-            kernel = pack_like(layer, src)
+        kernel = pack_like(layer, src)
         c1, f1 = _thread_usage()
-        with self._usage_lock:
-            self.pack_cpu_s += c1 - c0
-            self.pack_minflt += f1 - f0
+        self.pack_cpu_s += c1 - c0
+        self.pack_minflt += f1 - f0
         return kernel
-
-    def wait(self) -> None:
-        """Every pack submitted so far has finished (raises what a pack raised)."""
-        for path, k in list(self._ready.items()):
-            if isinstance(k, Future):
-                self._ready[path] = k.result()
 
     def _source(self, path: str, shape, pieces) -> torch.Tensor:
         """The full new weight: the staging tensors themselves when they are one contiguous
@@ -165,19 +125,14 @@ class NextKernels:
         return dst
 
     def complete(self) -> bool:
-        self.wait()
         return len(self._ready) == len(self.layers)
 
     def install(self) -> None:
         """Every layer computes with its new kernel from now on (the old handles are freed)."""
-        self.wait()
         for path, (layer, _, _) in self.layers.items():
             layer.cpu_linear = self._ready[path]
         self.clear()
 
     def clear(self) -> None:
-        for k in self._ready.values():  # no pack may still run on a buffer about to be reused
-            if isinstance(k, Future):
-                k.cancel() or k.exception()
         self._staged.clear()
         self._ready.clear()

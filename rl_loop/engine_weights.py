@@ -167,11 +167,6 @@ class DirectCopyIn:
         if self.next is not None:
             self.next.stage(name, tensor)
 
-    def staged_all(self) -> None:
-        """The whole version has arrived (receiver thread): wait for the last packs."""
-        if self.next is not None:
-            self.next.wait()
-
     def load(self, tensors, retie=lambda: None, prepared: bool = False) -> int:
         """Copy a version in and make every kernel compute with it; returns tensors copied.
 

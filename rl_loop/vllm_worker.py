@@ -128,14 +128,11 @@ class WeightLoaderExtension:
         # Must run before any other load: it refills from the files the engine started from.
         direct = copy_in_mode in ("direct", "plain") and self._rl_install_direct(plan, copy_in_mode == "direct")
         on_param = self._rl_direct.stage if direct and self._rl_direct.next is not None else None
-        # The first two syncs after this pay ~140k page faults each (the packing threads'
-        # malloc arenas grow to hold two generations of kernels; later syncs ~28k, the head's
-        # kernel mmapped afresh). Packing ahead at join only moved that cost to the first sync.
-        on_version = self._rl_direct.staged_all if on_param else None
-        if on_param:  # one packer per sync core (see rl_loop.engine_prepack), at most 4
-            self._rl_direct.next.workers = max(1, min(4, len(cores or [])))
-        self._rl_receiver = ShardReceiver(pg, store, plan, n_trainer_ranks, device, on_param, cores,
-                                          on_version=on_version)
+        # The first two syncs after this pay ~130k page faults each in the packing (the
+        # receiver thread's malloc arena grows to hold two generations of kernels); later
+        # ones ~28k (the head's kernel, mmapped afresh). Packing ahead at join only moved
+        # that cost to the first sync; two packing threads were not better (bench/results/rl.md).
+        self._rl_receiver = ShardReceiver(pg, store, plan, n_trainer_ranks, device, on_param, cores)
         self._rl_receiver.start()
         return {"join_s": time.perf_counter() - t0, "staging_bytes": self._rl_receiver.nbytes,
                 "copy_in": copy_in_mode if direct else "reload", "sync_cores": sorted(cores or [])}
@@ -155,7 +152,7 @@ class WeightLoaderExtension:
                 **self._rl_pack_usage()}
 
     def _rl_pack_usage(self) -> dict:
-        """CPU seconds and page faults of the packs of the version just loaded (all threads)."""
+        """CPU seconds and page faults of the packs of the version just loaded."""
         nxt = getattr(getattr(self, "_rl_direct", None), "next", None)
         if nxt is None:
             return {}

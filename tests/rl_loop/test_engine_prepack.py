@@ -115,10 +115,8 @@ def _serial_and_prepared():
     return models, copies
 
 
-@pytest.mark.parametrize("workers", [1, 2])
-def test_kernels_packed_ahead_compute_exactly_like_the_serial_path(workers):
+def test_kernels_packed_ahead_compute_exactly_like_the_serial_path():
     (serial_m, prep_m), (serial, prep) = _serial_and_prepared()
-    prep.next.workers = workers  # 2: packs on two threads of their own, collected by `wait`
     for v in (1, 2):
         hf = _version(v)
         serial.load(iter(hf.items()))
