@@ -6,12 +6,15 @@
 For each model and method: start the trainer group (gloo) and the engine(s), then push the
 weights `repeats` times (the first push is a warm-up and is not counted) and print medians:
 
-* group (in place, `GroupWeightSync`): snapshot (each rank copies its own shards, no gather),
-  transfer (the engine's receiver thread, first byte to last, all ranks' pieces; measured
-  inside the engine), wait (what `load` still waited for the transfer after `export`
-  returned), copy-in (staged tensors -> running engine), prepack (seconds the engine's
-  receiver thread spent packing next-version CPU kernels while the transfer went on: part of
-  transfer and wait, not of copy-in), total = export + load as the controller sees them;
+* group (in place, `GroupWeightSync`): snapshot (the export call: each rank queues its live
+  shards, no gather; a copy only if an update comes before the send starts), transfer (the
+  engine's receiver thread, first byte to last, all ranks' pieces; measured inside the
+  engine), wait (what `load` still waited for the transfer after `export` returned),
+  copy-in (staged tensors -> running engine), prepack (seconds the engine's receiver thread
+  spent packing next-version CPU kernels while the transfer went on: part of transfer and
+  wait, not of copy-in), pack_cpu / pack_minflt (CPU seconds and page faults of those
+  packs), total = export + load as the controller sees them;
+  pushes_total_s / pushes_detail: every push, the warm-up first;
 * group-plain: the same, copy-in without re-packing (CPU layers on torch's GEMM; not
   batch-invariant, so not for bit-identical runs);
 * group-reload: the same, but the engine copies in through vLLM's layer-wise reload;
@@ -84,12 +87,18 @@ async def one(model: str, method: str, repeats: int, world: int, n_gen: int, cop
             d = sync.detail[1:]
             out.update(snapshot_s=med(x["snapshot_s"] for x in d), transfer_s=med(x["recv_s"] for x in d),
                        wait_s=med(x["transfer_wait_s"] for x in d), copy_in_s=med(x["copy_in_s"] for x in d),
-                       prepack_s=med(x.get("prepack_s", 0.0) for x in d))
+                       prepack_s=med(x.get("prepack_s", 0.0) for x in d),
+                       receiver_cpu_s=med(x.get("receiver_cpu_s", 0.0) for x in d),
+                       receiver_minflt=med(x.get("receiver_minflt", 0) for x in d),
+                       pack_cpu_s=med(x.get("pack_cpu_s", 0.0) for x in d),
+                       pack_minflt=med(x.get("pack_minflt", 0) for x in d))
+            out["pushes_detail"] = [{k: round(v, 3) if isinstance(v, float) else v for k, v in x.items()} for x in sync.detail]
         else:
             d = file_detail[1:]
             out.update(gather_s=med(x["gather_s"] for x in d), write_s=med(x["write_s"] for x in d),
                        load_s=med(r.load_s for r in h))
         out["mb_per_s"] = mb / out["total_s"]
+        out["pushes_total_s"] = [round(r.total_s, 3) for r in h]  # each counted push, in order
         sync.cleanup()
         return {k: round(v, 3) if isinstance(v, float) else v for k, v in out.items()}
     finally:

@@ -66,6 +66,8 @@ class NextKernels:
     def __init__(self, layers: dict[str, tuple[torch.nn.Module, tuple[int, ...], list[tuple[str, int]]]],
                  scratch_init: dict[str, torch.Tensor] | None = None) -> None:
         self.layers = layers
+        self.pack_cpu_s = 0.0  # CPU seconds of all packs so far
+        self.pack_minflt = 0  # their page faults
         self._uses: dict[str, list[str]] = {}
         for path, (_, _, pieces) in layers.items():
             for name, _ in pieces:
@@ -87,7 +89,17 @@ class NextKernels:
         for path in self._uses[name]:
             layer, shape, pieces = self.layers[path]
             if path not in self._ready and all(n in self._staged for n, _ in pieces):
-                self._ready[path] = pack_like(layer, self._source(path, shape, pieces))
+                self._ready[path] = self._pack(layer, self._source(path, shape, pieces))
+
+    def _pack(self, layer: torch.nn.Module, src: torch.Tensor):
+        from rl_loop.weight_receiver import _thread_usage
+
+        c0, f0 = _thread_usage()
+        kernel = pack_like(layer, src)
+        c1, f1 = _thread_usage()
+        self.pack_cpu_s += c1 - c0
+        self.pack_minflt += f1 - f0
+        return kernel
 
     def _source(self, path: str, shape, pieces) -> torch.Tensor:
         """The full new weight: the staging tensors themselves when they are one contiguous

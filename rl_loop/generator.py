@@ -217,7 +217,8 @@ class Generator:
     def sync_join_sync(self, spec: dict, rank: int, plan: list[dict], n_trainer_ranks: int,
                        copy_in: str = "direct") -> dict:
         with self._lock:
-            return self.llm.collective_rpc("rl_sync_join", args=(spec, rank, plan, n_trainer_ranks, copy_in))[0]
+            return self.llm.collective_rpc("rl_sync_join", args=(spec, rank, plan, n_trainer_ranks, copy_in,
+                                                                 self.s.cpu_cores))[0]
 
     def sync_apply_sync(self, version: int, timeout_s: float) -> dict:
         """Make the engine hold staged version `version` (it waits for the transfer to end)."""

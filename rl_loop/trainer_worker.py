@@ -234,6 +234,8 @@ class TrainerRank:
             if self.cfg.get("grad_clip"):
                 gn = torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.cfg["grad_clip"])
                 grad_norms.append(float(gn.full_tensor() if hasattr(gn, "full_tensor") else gn))
+            if self.sender is not None:  # an export may still be reading the shards
+                self.sender.before_update()
             self.opt.step()
             if u < per_epoch:  # the first pass: ratios against pi_start as the batch arrived
                 first_parts.extend(parts)
@@ -360,7 +362,8 @@ class TrainerRank:
         return {"join_s": time.perf_counter() - t0}
 
     def cmd_sync_export(self, m: dict) -> dict:
-        """Snapshot this rank's shards of the current weights; a thread sends them."""
+        """Queue this rank's shards of the current weights; a thread sends them (from the live
+        shards: the next update waits for that send, see `rl_loop.trainer_sync`)."""
         self._reshard()
         info = self.sender.export(m["version"])
         times = [None] * self.world
@@ -394,6 +397,8 @@ class TrainerRank:
 
         d = Path(m["dir"])
         self._reshard()
+        if self.sender is not None:
+            self.sender.before_update()
         sd = load_file(str(d / "model.safetensors"))
         if "lm_head.weight" not in sd and getattr(self.model.config, "tie_word_embeddings", False):
             sd["lm_head.weight"] = sd["model.embed_tokens.weight"]

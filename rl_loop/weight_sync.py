@@ -198,7 +198,11 @@ class GroupWeightSync(_ExportThenLoad):
                             "transfer_wait_s": max(r["wait_s"] for r in res),
                             "recv_s": max(r["recv_s"] for r in res),
                             "copy_in_s": max(r["copy_in_s"] for r in res),
-                            "prepack_s": max(r.get("prepack_s", 0.0) for r in res)})
+                            "prepack_s": max(r.get("prepack_s", 0.0) for r in res),
+                            "receiver_cpu_s": max(r.get("receiver_cpu_s", 0.0) for r in res),
+                            "receiver_minflt": max(r.get("receiver_minflt", 0) for r in res),
+                            "pack_cpu_s": max(r.get("pack_cpu_s", 0.0) for r in res),
+                            "pack_minflt": max(r.get("pack_minflt", 0) for r in res)})
         rec = SyncRecord(version, export_s, load_s, export_s + load_s, nbytes)
         self.history.append(rec)
         return rec

@@ -3,8 +3,11 @@
 Two "trainer ranks" each hold half the rows of every parameter (as FSDP2 shards dim 0, one
 rank holding an empty piece of a 1-row parameter) and one "engine" stages them. Expected
 tensors are known by construction (version v of parameter i is `v * 1000 + i + arange`).
-Each rank changes its parameters right after `export`, as the next optimizer step would:
-the engine must still receive exactly what was exported ("export now, load later").
+Each rank changes its parameters right after `export`, as the next optimizer step would
+(after `before_update`, the sender's contract: sends read the live shards): the engine must
+still receive exactly what was exported ("export now, load later"). With `hold`, the engine
+keeps version 1 staged until the trainers have changed their weights after exporting
+version 2, so version 2 cannot be sending yet and `before_update` must snapshot it.
 """
 from __future__ import annotations
 
@@ -31,7 +34,7 @@ def _rows(name: str, rank: int) -> slice:
     return slice(min(rank * per, n), min((rank + 1) * per, n))
 
 
-def _trainer(spec, rank, q):
+def _trainer(spec, rank, q, hold=False):
     try:
         from rl_loop.trainer_sync import ShardSender
         from rl_loop.weight_group import join
@@ -45,24 +48,33 @@ def _trainer(spec, rank, q):
         sender = ShardSender(model, rank, 2)
         q.put(("plan", rank, sender.local_plan()))
         sender.join(*join(spec, rank), [2])
+        live = []
         for v in (1, 2):
             with torch.no_grad():
                 for name, p in model.named_parameters():
                     p.copy_(_full(name, v)[_rows(name, rank)])
-            sender.export(v)
+            live.append(sender.export(v)["live"])
+            sender.before_update()
             with torch.no_grad():  # the next "optimizer step" must not leak into version v
                 for p in model.parameters():
                     p.add_(0.5)
+        if hold:
+            sender.store.add(f"changed{rank}", 1)
         import time
 
         while len(sender.sent) < 2 and sender._error is None:
             time.sleep(0.01)
-        q.put(("done", rank, repr(sender._error) if sender._error else None))
+        if sender._error:
+            q.put(("done", rank, repr(sender._error)))
+        elif not all(live) or (hold and sender.update_snapshots < 1):  # v2 could not be sending yet
+            q.put(("done", rank, f"live exports {live}, snapshots taken before an update {sender.update_snapshots}"))
+        else:
+            q.put(("done", rank, None))
     except BaseException as exc:  # noqa: BLE001 - reported to the test
         q.put(("done", rank, repr(exc)))
 
 
-def _engine(spec, plan, q):
+def _engine(spec, plan, q, hold=False):
     try:
         from rl_loop.weight_group import join
         from rl_loop.weight_receiver import ShardReceiver
@@ -75,6 +87,9 @@ def _engine(spec, plan, q):
             for name, t in rx.take(v, 60):
                 if not torch.equal(t, _full(name, v)):
                     bad.append((v, name, t.tolist()))
+            if hold and v == 1:  # both trainers have changed their weights after exporting v2
+                for r in range(2):
+                    store.wait([f"changed{r}"])
             rx.release()
         q.put(("engine", bad))
     except BaseException as exc:  # noqa: BLE001
@@ -82,14 +97,15 @@ def _engine(spec, plan, q):
 
 
 @pytest.mark.timeout(120)
-def test_pieces_from_two_ranks_arrive_whole_and_as_exported():
+@pytest.mark.parametrize("hold", [False, True], ids=["engine-ready", "engine-holds-v1"])
+def test_pieces_from_two_ranks_arrive_whole_and_as_exported(hold):
     from rl_loop.weight_group import GroupSpec, WeightStore
 
     store = WeightStore("127.0.0.1", timeout_s=60)
     spec = GroupSpec("127.0.0.1", store.port, 3, "gloo", timeout_s=60).to_dict()
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
-    trainers = [ctx.Process(target=_trainer, args=(spec, r, q)) for r in range(2)]
+    trainers = [ctx.Process(target=_trainer, args=(spec, r, q, hold)) for r in range(2)]
     for p in trainers:
         p.start()
     plans = {}
@@ -101,7 +117,7 @@ def test_pieces_from_two_ranks_arrive_whole_and_as_exported():
     plan = [dict(p, shape=SHAPES[p["name"]], rows=[plans[0][i]["rows"], plans[1][i]["rows"]])
             for i, p in enumerate(plans[0])]
     assert plan[2]["rows"] == [1, 0]  # a rank may hold no rows of a parameter
-    engine = ctx.Process(target=_engine, args=(spec, plan, q))
+    engine = ctx.Process(target=_engine, args=(spec, plan, q, hold))
     engine.start()
     results = [q.get(timeout=90) for _ in range(3)]
     for p in (*trainers, engine):
