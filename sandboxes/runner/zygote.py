@@ -29,6 +29,7 @@ import _weakref  # noqa: E402
 import io  # noqa: E402
 import marshal  # noqa: E402
 import posix  # noqa: E402
+import _thread  # noqa: E402
 import gc  # noqa: E402  (builtins; dropped from sys.modules below)
 import atexit  # noqa: E402
 
@@ -83,16 +84,28 @@ def _report_uncaught(exc):
     return None
 
 
-def _leave(box):
-    """After __main__'s code: raise what makes the interpreter end as ``python3 main.py``
-    would (an uncaught SystemExit: _Py_HandleSystemExit, then Py_FinalizeEx), or return
-    when __main__ ended normally (the interpreter then finalizes as after any script)."""
-    _flush_io()
-    if not box:
+def _leave(box, ends):
+    """After __main__'s code: end as ``python3 main.py`` would. Where nothing can run at
+    exit (``_ends_quietly``), flush and _exit with the status the interpreter would give;
+    otherwise raise what makes the interpreter end itself (an uncaught SystemExit:
+    _Py_HandleSystemExit, then Py_FinalizeEx), or return when __main__ ended normally.
+    ``ends`` is [(stdout, stderr) as the run began], emptied here: when the interpreter
+    tears sys down, nothing else may hold the streams (that is when unflushed output goes)."""
+    streams, hooks = ends.pop()
+    if hooks:
+        streams = None  # the program may have added an audit hook: finalization calls it
+    if not box:  # pythonrun's flush_io follows this module's end, as after any script
+        _quiet_exit(0, streams)
         return
     exc = box.pop()
+    if not isinstance(exc, SystemExit):
+        _flush_io()  # pythonrun's flush_io before PyErr_Print (the hook may _exit)
     if isinstance(exc, SystemExit):
         out = exc
+        code = exc.code
+        if code is None or (type(code) is int and 0 <= code <= 255):
+            _quiet_exit(code or 0, streams)
+        code = None
     else:
         out = _report_uncaught(exc)
         if out is None and isinstance(exc, KeyboardInterrupt):
@@ -100,7 +113,9 @@ def _leave(box):
             _silence_once()
         elif out is None:
             out = SystemExit(1)
-    exc = None
+            exc = None
+            _quiet_exit(1, streams)
+    exc = streams = None
     try:
         raise out
     finally:  # the exception in flight must not keep this frame (and what it holds) alive
@@ -117,6 +132,203 @@ def _silence_once():
         sys.last_type, sys.last_value, sys.last_traceback = last
 
     sys.excepthook = silent
+
+
+# -- the quiet end: _exit where Py_FinalizeEx could do nothing but flush ------------------
+# Py_FinalizeEx costs a forked child about 2 ms (every object it decrefs sits on a page
+# shared with the zygote, so each write copies a page): most of a short test. What it does
+# that a program could see is: join threads (and threading's atexit hooks), run atexit
+# callbacks, flush sys.stdout/sys.stderr (status 120 on failure), and destroy objects,
+# which runs __del__ methods, weakref callbacks, generators' finally blocks and the flush
+# of any buffered writer still open. C-level stdio and atexit() handlers (reachable through
+# ctypes) run at exit() but not at _exit(). If none of those can happen, ending by _exit
+# after the same flush is indistinguishable; if any could, or anything is unusual, the
+# child takes the full finalization as before. The scan reads only post-fork objects (the
+# zygote's are frozen, and the zygote's own objects have no observable finalizers) and calls
+# no method of an object the program made.
+_HEAPTYPE, _HAVE_GC, _TYPE_SUBCLASS = 1 << 9, 1 << 14, 1 << 31
+_type_flags = type.__dict__["__flags__"].__get__
+_type_mro = type.__dict__["__mro__"].__get__
+_type_dict = type.__dict__["__dict__"].__get__
+_id = id
+# Past this many live small objects the collector's list of containers would cost memory a
+# program near its limit may not have: such programs take the full finalization.
+_SCAN_MAX_BLOCKS = 250_000
+
+
+def _gen():
+    yield
+
+
+async def _coro():
+    pass
+
+
+async def _agen():
+    yield
+
+
+_GENERATOR = type(_gen())
+_c = _coro()
+_COROUTINE = type(_c)
+_c.close()
+_ASYNC_GENERATOR = type(_agen())
+del _c
+_IO = sys.modules["_io"]
+# A class the program derives from any io base may do anything in close().
+_IO_BASES = (_IO._IOBase, _IO._RawIOBase, _IO._BufferedIOBase, _IO._TextIOBase)
+_WEAKREF = _weakref.ReferenceType
+_BUILTIN_FUNCTION = type(len)
+_FUNCTION = type(_gen)
+_CODE = type(_gen.__code__)
+
+
+def _quiet_exit(status, streams):
+    """_exit(status) after Py_FinalizeEx's flush, if nothing else could run at exit.
+    Returns (to take the full finalization) otherwise, or if anything goes wrong."""
+    if streams is None:
+        return
+    try:
+        if not _ends_quietly(streams):
+            return
+        for stream in streams:  # flush_std_files: stdout, then stderr
+            if not stream.closed:
+                stream.flush()
+    except BaseException:  # noqa: BLE001 - the full finalization reports it as python3 does
+        return
+    posix._exit(status)
+
+
+def _ends_quietly(streams):
+    modules = sys.modules
+    if sys.stdout is not streams[0] or sys.stderr is not streams[1]:
+        return False  # flush_std_files would call the program's own objects
+    if _thread._count() or atexit._ncallbacks() or "_ctypes" in modules:
+        return False
+    if sys.gettrace() is not None or sys.getprofile() is not None or gc.callbacks:
+        return False  # threading's shutdown and any collection would call them
+    threading = modules.get("threading")
+    if threading is not None:
+        hooks = getattr(threading, "_threading_atexits", None)
+        if type(hooks) is not list or hooks:
+            return False
+    if sys.getallocatedblocks() > _SCAN_MAX_BLOCKS:
+        return False
+    verdicts = {}  # id(class) -> True, False or a check of each object
+    context = (streams, _container_callbacks())
+    for generation in (0, 1, 2):
+        for obj in gc.get_objects(generation):
+            cls = type(obj)
+            verdict = verdicts.get(_id(cls))
+            if verdict is None:
+                verdict = verdicts[_id(cls)] = _class_verdict(cls)
+            if verdict is True:
+                continue
+            if verdict is False or not verdict(obj, context):
+                return False
+    return True
+
+
+def _container_callbacks():
+    """ids of the code of the weak containers' own callbacks (WeakSet, WeakValueDictionary,
+    WeakKeyDictionary: each only drops its entry), from the modules as the program loaded
+    them. threading and the ABCs keep such sets; any other Python callback may print."""
+    found = set()
+    for module, names in (("_weakrefset", ("WeakSet",)), ("weakref", ("WeakValueDictionary", "WeakKeyDictionary"))):
+        namespace = sys.modules.get(module)
+        for name in names:
+            init = getattr(getattr(namespace, name, None), "__init__", None)
+            for const in getattr(getattr(init, "__code__", None), "co_consts", ()):
+                if type(const) is _CODE:
+                    found.add(_id(const))
+    return found
+
+
+def _class_verdict(cls):
+    """Whether destroying an instance of ``cls`` (made after the fork) can have an effect a
+    run shows: True (never), False (may), or a function deciding per object."""
+    flags = _type_flags(cls)
+    if flags & _HEAPTYPE:
+        for base in _type_mro(cls):
+            if "__del__" in _type_dict(base) or _is_io_base(base):
+                return False
+            if base is _WEAKREF:
+                return _weakref_is_quiet
+    elif cls is _GENERATOR:
+        return _generator_is_quiet
+    elif cls is _COROUTINE or cls is _ASYNC_GENERATOR:
+        return False  # closing runs code; one never awaited warns on stderr
+    elif cls is _WEAKREF:
+        return _weakref_is_quiet
+    elif cls is _weakref.ProxyType or cls is _weakref.CallableProxyType:
+        return False
+    elif cls is _IO.TextIOWrapper or cls is _IO.BufferedWriter or cls is _IO.BufferedRandom \
+            or cls is _IO.BufferedRWPair:
+        return _stream_is_quiet
+    if flags & _TYPE_SUBCLASS:
+        return _class_is_quiet
+    return True
+
+
+def _names_audit_hooks(code):
+    """Whether the program names sys.addaudithook (hooks cannot be listed; the interpreter
+    calls every one when it clears them at exit). Code that hides the name only loses what
+    its own hook would print at exit."""
+    if "addaudithook" in code.co_names:
+        return True
+    for const in code.co_consts:
+        if const == "addaudithook" if type(const) is str else (
+                type(const) is type(code) and _names_audit_hooks(const)):
+            return True
+    return False
+
+
+def _is_io_base(cls):
+    for io_base in _IO_BASES:  # by identity: a metaclass may define __eq__
+        if cls is io_base:
+            return True
+    return False
+
+
+def _generator_is_quiet(gen, _context):
+    """Closing a suspended generator throws GeneratorExit into it: silent only when its code
+    has no handler (finally, with, except) and it delegates to no other iterator."""
+    return not gen.gi_suspended or (not gen.gi_code.co_exceptiontable and gen.gi_yieldfrom is None)
+
+
+def _weakref_is_quiet(ref, context):
+    callback = ref.__callback__
+    if callback is None or type(callback) is _BUILTIN_FUNCTION:
+        return True
+    return type(callback) is _FUNCTION and _id(callback.__code__) in context[1]
+
+
+def _stream_is_quiet(stream, context):
+    """A buffered writer flushes when destroyed: only the run's own stdout/stderr (flushed
+    here), closed ones and readers over a plain file (open(0)) are silent."""
+    streams = context[0]
+    for own in streams:  # flushed before the _exit, with their buffers
+        if stream is own or stream is own.buffer:
+            return True
+    if stream.closed:
+        return True
+    if type(stream) is _IO.TextIOWrapper:
+        stream = stream.buffer
+    if type(stream) is not _IO.BufferedReader:
+        return False
+    raw = stream.raw
+    return type(raw) is _IO.FileIO and raw.mode == "rb"
+
+
+def _class_is_quiet(cls, _context):
+    """A class made after the fork whose instances the collector does not list (a subclass
+    of int, str, ...): none of those may have a __del__."""
+    if _type_flags(cls) & _HAVE_GC or not _type_flags(cls) & _HEAPTYPE:
+        return True
+    for base in _type_mro(cls):
+        if "__del__" in _type_dict(base):
+            return False
+    return True
 
 
 # -- the server: a closure, so that none of it is a name a child can look up -----------------
@@ -283,8 +495,13 @@ def _server():
             req = marshal.loads(raw)
             raw = None
             code_fd = fds[4]
-            main = prepare_main(req)
             isolate(req, report, code_fd, zygote_pid)
+            # What the zygote and the isolation made since the zygote's own freeze (the run's
+            # streams, the seccomp program) joins the permanent generation too: the quiet
+            # end's scan then sees only what this run made. __main__ is made after it (a
+            # frozen __main__ would be torn down later than python3 tears it down).
+            gc.freeze()
+            main = prepare_main(req)
             if req["op"] == "compile":
                 posix.close(code_fd)
                 posix.close(report)
@@ -294,7 +511,7 @@ def _server():
             for name in [m for m in sys.modules if m not in _BASE_MODULES]:
                 del sys.modules[name]  # what the zygote still needs there (resource)
             posix.close(report)  # EOF there: set-up done, the submission's code runs next
-            return with_filename(code, req["path"]), main.__dict__
+            return with_filename(code, req["path"]), main.__dict__, (sys.stdout, sys.stderr)
         except BaseException as exc:  # noqa: BLE001 - report anything, then leave
             try:
                 posix.write(report, ("E fork server child: %s: %s\n" % (type(exc).__name__, exc)).encode()[:1000])
@@ -365,14 +582,19 @@ def _setup():
     return _server()()
 
 
-_code, _globals = _setup()
-# The submission's globals must be referenced by its __main__ alone (and no exception may
-# be held by this module) when the interpreter tears __main__ down.
-_left = []
-try:
-    exec(_code, _globals)
-except BaseException as _exc:  # noqa: BLE001
-    _left.append(_exc)
-    del _exc
-del _code, _globals
-_leave(_left)
+if __name__ == "__main__":  # (tests import this file to check _ends_quietly)
+    _code, _globals, _ends = _setup()
+    _ends = [(_ends, _names_audit_hooks(_code))]
+    # The submission's globals must be referenced by its __main__ alone (and no exception may
+    # be held by this module) when the interpreter tears __main__ down.
+    _left = []
+    try:
+        exec(_code, _globals)
+    except BaseException as _exc:  # noqa: BLE001
+        _left.append(_exc)
+        del _exc
+    del _code, _globals
+    if _left or (sys.gettrace() is None and sys.getprofile() is None):
+        _leave(_left, _ends)
+    else:  # a trace or profile function would see that call: the module just ends
+        del _ends

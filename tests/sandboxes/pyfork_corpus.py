@@ -157,6 +157,69 @@ ENDINGS = {
                            " 'KeyboardInterrupt'):\n    setattr(builtins, n, None)\nprint('x')\nraise ValueError('v')\n"),
     "builtins_clobbered_exit": "import builtins, sys\nbuiltins.isinstance = builtins.SystemExit = None\nsys.exit(3)\n",
     "exit_in_del": "import sys\nclass A:\n    def __del__(self):\n        sys.exit(9)\nsys._a = A()\nprint('x')\n",
+    # What the zygote's quiet end (_exit after the flush, where nothing can run at exit)
+    # must notice, or leave to the full finalization: every way code or a write runs at exit.
+    "q_ctypes_printf": "import ctypes\nlibc = ctypes.CDLL(None)\nlibc.printf(b'%d from C stdio\\n', 42)\nprint('py')\n",
+    "q_ctypes_loaded_only": "import ctypes\nprint('ctypes loaded')\n",
+    "q_open_fd1_unflushed": "f = open(1, 'w', closefd=False)\nf.write('via second writer\\n')\nprint('py')\n",
+    "q_buffered_fd1_unflushed": "import io\nb = io.BufferedWriter(io.FileIO(1, 'w', closefd=False))\nb.write(b'raw buffered\\n')\n",
+    "q_dup_fdopen": "import os\nw = os.fdopen(os.dup(1), 'w')\nw.write('dup writer\\n')\n",
+    "q_reader_open0": "data = open(0).read().split()\nprint(len(data))\n",
+    "q_reader_rb": "f = open(0, 'rb')\nprint(len(f.read()))\n",
+    "q_weakref_callback": ("import weakref\nclass O:\n    pass\no = O()\nr = weakref.ref(o, lambda _: print('callback'))\n"
+                           "print('main')\n"),
+    "q_weakref_no_callback": "import weakref\nclass O:\n    pass\no = O()\nr = weakref.ref(o)\nprint(r() is o)\n",
+    "q_weakvaluedict": ("import weakref\nclass O:\n    pass\nd = weakref.WeakValueDictionary()\nk = O()\nd[1] = k\n"
+                        "print(len(d))\n"),
+    "q_weakref_finalize": "import weakref\nclass O:\n    pass\no = O()\nweakref.finalize(o, print, 'finalize ran')\n",
+    "q_weakproxy_callback": ("import weakref\nclass O:\n    pass\no = O()\np = weakref.proxy(o, lambda _: print('proxy cb'))\n"
+                             "print('main')\n"),
+    "q_yield_from_close": ("class It:\n    def __iter__(self):\n        return self\n    def __next__(self):\n        return 1\n"
+                           "    def close(self):\n        print('inner closed')\ndef g():\n    yield from It()\n"
+                           "x = g()\nnext(x)\nprint('main')\n"),
+    "q_genexpr_suspended": "it = (int(t) for t in '1 2 3'.split())\nprint(next(it))\n",
+    "q_gen_with_suspended": ("import contextlib\n@contextlib.contextmanager\ndef cm():\n    yield\n    print('cm exit')\n"
+                             "def g():\n    with cm():\n        yield 1\nx = g()\nnext(x)\n"),
+    "q_gen_except_suspended": ("def g():\n    try:\n        yield 1\n    except GeneratorExit:\n        print('saw exit')\n        raise\n"
+                               "x = g()\nnext(x)\n"),
+    "q_int_subclass_del": ("class I(int):\n    __slots__ = ()\n    def __del__(self):\n        print('int del')\n"
+                           "x = I(5)\nprint(x + 1)\n"),
+    "q_str_subclass_del_in_sys": ("import sys\nclass S(str):\n    __slots__ = ()\n    def __del__(self):\n        print('str del')\n"
+                                  "sys._k = S('k')\n"),
+    "q_metaclass_del": ("class M(type):\n    def __del__(cls):\n        print('class gone')\nclass C(metaclass=M):\n    pass\n"
+                        "print('main')\n"),
+    "q_del_added_late": "class A:\n    pass\na = A()\nA.__del__ = lambda self: print('late del')\nprint('main')\n",
+    "q_del_inherited": ("class B:\n    def __del__(self):\n        print('base del')\nclass C(B):\n    pass\nc = C()\n"),
+    "q_exception_with_del": ("class E(Exception):\n    def __del__(self):\n        print('exc del')\nraise E('boom')\n"),
+    "q_custom_stdout": ("import sys\nclass W:\n    def __init__(self, s):\n        self.s = s\n    def write(self, t):\n"
+                        "        return self.s.write(t.upper())\n    def flush(self):\n        self.s.write('FLUSHED\\n')\n"
+                        "sys.stdout = W(sys.__stdout__)\nprint('shout')\n"),
+    "q_stdout_none": "import sys\nprint('before')\nsys.stdout = None\n",
+    "q_stringio_subclass_close": ("import io, sys\nclass S(io.StringIO):\n    def close(self):\n        sys.__stdout__.write('closed S\\n')\n"
+                                 "        super().close()\ns = S()\n"),
+    "q_coroutine_never_awaited": "async def f():\n    pass\nc = f()\nprint('main')\n",
+    "q_async_gen_suspended": ("async def ag():\n    try:\n        yield 1\n    finally:\n        print('ag finally')\n"
+                              "a = ag()\nprint('main')\n"),
+    "q_settrace": "import sys, threading\nsys.settrace(lambda *a: print('trace', a[1]) or None)\nprint('main')\n",
+    "q_settrace_del": ("import sys\nclass D:\n    def __del__(self):\n        print('traced del')\nd = D()\n"
+                       "sys.settrace(lambda *a: print('trace', a[1]) or None)\n"),
+    "q_setprofile": "import sys, threading\nsys.setprofile(lambda f, e, a: print('prof', e) if e == 'call' else None)\n",
+    "q_audit_hook": "import sys\nsys.addaudithook(lambda e, a: print('audit', e) if e.startswith('cpython') else None)\nprint('main')\n",
+    "q_gc_callback": "import gc\ngc.callbacks.append(lambda p, i: print('gc', p))\nprint('main')\n",
+    "q_threading_atexit": "import concurrent.futures\nwith concurrent.futures.ThreadPoolExecutor(1) as ex:\n    print(ex.submit(sum, [1, 2]).result())\n",
+    "q_threading_no_threads": "import threading\nprint(threading.active_count())\n",
+    "q_daemon_thread": ("import threading, time\nev = threading.Event()\ndef w():\n    ev.set()\n    time.sleep(30)\n"
+                       "threading.Thread(target=w, daemon=True).start()\nev.wait()\nprint('main')\n"),
+    "q_big_heap": "d = {i: (i, str(i)) for i in range(300000)}\nprint(len(d))\n",
+    "q_big_heap_del": ("class A:\n    def __del__(self):\n        print('big del')\nkeep = [[i] for i in range(300000)]\n"
+                       "a = A()\nprint(len(keep))\n"),
+    "q_exit_true": "import sys\nprint('x')\nsys.exit(True)\n",
+    "q_exit_3": "import sys\nprint('x')\nsys.exit(3)\n",
+    "q_exit_str": "import sys\nprint('x')\nsys.exit('bye')\n",
+    "q_stdout_closed": "import sys\nprint('x')\nsys.stdout.close()\n",
+    "q_unflushed_big": "import sys\nsys.stdout.write('y' * 100000 + '\\n')\n",
+    "q_sys_last_holds_del": ("import sys\nclass D:\n    def __del__(self):\n        print('held by traceback')\n"
+                             "def f():\n    d = D()\n    1 / 0\nf()\n"),
 }
 
 PROBES = {
