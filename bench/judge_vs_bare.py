@@ -165,10 +165,10 @@ def run(args) -> int:
     mismatches: list[str] = []
     try:
         for b, srv in servers.items():  # warm-up: first-request costs are not judging
-            warm = [s for s in (workload["python"][0], workload["cpp"][0])]
+            warm = [workload[lang][0] for lang in args.langs.split(",")]
             asyncio.run(judge_service(srv.url, warm, tests, 0, f"warmup-{b}", 2))
         for round_no in range(1, args.rounds + 1):
-            for lang in ("python", "cpp"):
+            for lang in args.langs.split(","):
                 subs = workload[lang]
                 wall, results = judge_bare(subs, tests, round_no, args.workers)
                 bare_v = bare_verdicts(subs, results, tests)
@@ -210,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n", type=int, default=50, help="submissions per language")
     ap.add_argument("--tests", type=int, default=10, help="tests judged per submission")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--langs", default="python,cpp", help="comma-separated: python, cpp")
     ap.add_argument("--concurrency", type=int, default=8, help="requests in flight per service")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="bare threads")
     ap.add_argument("--seed", type=int, default=1)

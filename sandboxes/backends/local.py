@@ -291,8 +291,10 @@ class LocalBackend(SandboxBackend):
             slot = await self._acquire()
         except (OSError, ProtocolError, SandboxError) as exc:
             return convert.ie_result(spec.id, f"no sandbox slot could be started: {exc}")
-        if spec.stdin is not None and spec.stdin.data is None or any(b.data is None for b in spec.files.values()):
-            # Linked inputs: opening and hash-checking a store file may read from disk.
+        linked = [b for b in ([spec.stdin] if spec.stdin is not None else []) + list(spec.files.values())
+                  if b.data is None]
+        if linked and not self.resolver.all_verified([b.link for b in linked]):
+            # A store file not yet hash-checked here: reading it may take a while, off the loop.
             return await self._with_slot_thread(slot, self._run_on, slot, art, data, spec, timeout)
         try:
             return await self._run_inline(slot, art, data, spec, timeout)
@@ -331,14 +333,24 @@ class LocalBackend(SandboxBackend):
         return result
 
     async def _run_inline(self, slot: Slot, art: Artifact, data: bytes, spec: RunSpec, timeout: float) -> RunResult:
-        """``_run_on`` for a run whose inputs are all inline: on the event loop."""
+        """``_run_on`` on the event loop, for a run whose inputs are inline or store files
+        already hash-checked (opening one is a few syscalls)."""
         sha = convert.program_ref(art, data, with_data=False)["sha256"]
         for with_data in (sha not in slot.held, True):
-            req = convert.run_request(spec, convert.program_ref(art, data, with_data=with_data), self.resolver, [])
+            fds: list[int] = []
             try:
-                reply = await slot.request_async(req, timeout)
-            except (OSError, ProtocolError) as exc:
-                reply = {"error": f"slot {slot.index} failed: {exc}", "code": "internal"}
+                try:
+                    req = convert.run_request(spec, convert.program_ref(art, data, with_data=with_data),
+                                              self.resolver, fds)
+                except Exception as exc:  # noqa: BLE001 - missing/corrupt input: our failure, IE
+                    return convert.ie_result(spec.id, f"cannot resolve run inputs: {exc}")
+                try:
+                    reply = await slot.request_async(req, timeout, fds)
+                except (OSError, ProtocolError) as exc:
+                    reply = {"error": f"slot {slot.index} failed: {exc}", "code": "internal"}
+            finally:
+                for fd in fds:
+                    os.close(fd)
             if reply.get("code") == "artifact_missing" and not with_data:
                 slot.held.pop(sha, None)
                 continue

@@ -78,7 +78,8 @@ class ForkServer:
                 # interpreter then sets its own SIGPIPE/SIGXFSZ/SIGINT handling); its own
                 # process group, so a run's killpg never reaches it.
                 pid = os.posix_spawn(
-                    self.python, [self.python, "-S", "-B", str(ZYGOTE), "3", str(self.stack_bytes)],
+                    self.python, [self.python, "-S", "-B", str(ZYGOTE), "3", str(self.stack_bytes),
+                                  seccomp.filter_hex() if seccomp.supported() else "-"],
                     self.env,
                     file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_DUP2, theirs.fileno(), 3)],
                     setpgroup=0, setsigmask=(),

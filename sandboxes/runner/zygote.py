@@ -1,6 +1,6 @@
 """The Python fork server ("zygote") of one sandbox slot; run as its own process.
 
-Started by ``pyfork.ForkServer`` as ``python3 -S -B zygote.py <ctl-fd> <stack-bytes>``
+Started by ``pyfork.ForkServer`` as ``python3 -S -B zygote.py <ctl-fd> <stack-bytes> <seccomp-hex or ->``
 with the run environment (PROTOCOL.md "Python fork server"). It holds an initialised
 interpreter and, per request, forks a child that takes on the run's isolation (cgroup,
 uid/gid, no_new_privs, seccomp, rlimits) BEFORE it reads a byte of the submission, then
@@ -457,9 +457,11 @@ def _server():
             resource.setrlimit(res, (soft, hard))
 
     def read_all(fd):
+        """The code object's sealed memfd, read in one call of its size (+1 to see EOF)."""
         chunks = []
+        size = posix.fstat(fd).st_size + 1
         while True:
-            chunk = posix.read(fd, 1 << 20)
+            chunk = posix.read(fd, size)
             if not chunk:
                 return b"".join(chunks)
             chunks.append(chunk)
@@ -523,6 +525,8 @@ def _server():
         prctl(PR_SET_DUMPABLE, 0, "prctl(DUMPABLE)")  # /proc/<zygote>/* root-only for everyone
         clear_inheritable_caps()
         sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_SEQPACKET, 0, int(sys.argv[1]))
+        if len(sys.argv) > 3 and sys.argv[3] != "-":
+            prepare_seccomp(bytes.fromhex(sys.argv[3]))  # children then only call prctl
         me = posix.getpid()
         fd_space = _socket.CMSG_SPACE(8 * 4)
         # The child's sys.modules: a fresh interpreter's, plus resource (posix.wait4 imports
