@@ -1,7 +1,8 @@
 """Judging through the HTTP service vs running the same programs bare, in one run.
 
     python bench/judge_vs_bare.py [--backends local,docker] [--n 50] [--rounds 3]
-                                  [--concurrency 8] [--seed 1] [--quick]
+                                  [--concurrency 8] [--seed 1] [--langs python,cpp]
+                                  [--baseline CHECKOUT] [--quick]
 
 Workload (bench/judge_workload.py, deterministic in --seed): 7 beginner sample problems,
 the first --tests (10) tests of each; N unique Python and N unique C++ submissions, 70 % AC,
@@ -14,6 +15,8 @@ failure). Targets, alternated within each round so machine load hits all alike:
           ``verifier serve`` (spawned on 127.0.0.1, temp store) with that backend; all
           submissions of a language sent through /v1/verify with --concurrency requests in
           flight; wall = first request to last reply.
+  base    (--baseline CHECKOUT) the local backend served by another checkout of the project,
+          e.g. a worktree of the commit before a change: before and after in the same run.
 runs/s = tests run / wall. Verdicts: every service test verdict is compared with the bare
 run's (judged by bench.judge_bare's own comparators) and every submission's overall verdict
 with the label it was generated with; any mismatch fails the run (exit 1).
@@ -72,7 +75,12 @@ def _natural(name: str) -> tuple:
     return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name))
 
 
-def start_servers(store: str, backends: list[str], concurrency: int) -> dict:
+BASE = "base"
+
+
+def start_servers(store: str, backends: list[str], concurrency: int, baseline: str | None = None) -> dict:
+    """One server per target; target ``base`` is the local backend served by another
+    checkout (``--baseline``), so a before/after pair is measured in the same run."""
     from tests.e2e.server import ServerProcess
 
     servers = {}
@@ -81,7 +89,8 @@ def start_servers(store: str, backends: list[str], concurrency: int) -> dict:
             # feedback=all: hidden tests keep their run times (verifier.redact zeroes them),
             # which the A+B per-run figure reads; it changes messages only, not the judging.
             env = {"VERIFIER_LOG_LEVEL": "WARNING", "VERIFIER_FEEDBACK": "all"}
-            servers[b] = ServerProcess(store, b, env=env, extra_args=[
+            backend, repo = ("local", baseline) if b == BASE else (b, None)
+            servers[b] = ServerProcess(store, backend, env=env, repo=repo, extra_args=[
                 "--max-inflight", str(max(16, concurrency)), "--queue-size", "1024"]).start(300)
     except BaseException:
         for s in servers.values():
@@ -156,11 +165,13 @@ def uptime() -> str:
 
 def run(args) -> int:
     backends = [b for b in args.backends.split(",") if b]
+    if args.baseline:
+        backends.append(BASE)
     workload = generate(args.n, args.seed, args.wa_pct, args.re_pct)
     root = Path(tempfile.mkdtemp(prefix="judge-vs-bare-"))
     load_before = uptime()
     store, tests = build_store(root, sorted(PROBLEMS), args.tests)
-    servers = start_servers(store, backends, args.concurrency)
+    servers = start_servers(store, backends, args.concurrency, args.baseline)
     rows: list[dict] = []
     mismatches: list[str] = []
     try:
@@ -211,6 +222,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tests", type=int, default=10, help="tests judged per submission")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--langs", default="python,cpp", help="comma-separated: python, cpp")
+    ap.add_argument("--baseline", metavar="CHECKOUT",
+                    help="also judge with the local backend of another checkout (target 'base'), "
+                         "alternated with the others in every round: before/after in one run")
     ap.add_argument("--concurrency", type=int, default=8, help="requests in flight per service")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="bare threads")
     ap.add_argument("--seed", type=int, default=1)

@@ -57,6 +57,16 @@ class Language:
     pch_headers: tuple[str, ...] = ()
 
 
+# The Python compile step: compile() the source and report a failure as py_compile does.
+_PY_SYNTAX_CHECK = (
+    "import sys\n"
+    "src = open(sys.argv[1], 'rb').read()\n"
+    "try:\n"
+    "    compile(src, sys.argv[1], 'exec', dont_inherit=True)\n"
+    "except Exception as exc:\n"
+    "    import py_compile\n"
+    "    sys.stderr.write('%s\\n' % py_compile.PyCompileError(type(exc), exc, sys.argv[1]).msg)\n"
+    "    sys.exit(1)\n")
 _APLUSB_IN = b"2 40\n"
 _APLUSB_OUT = b"42\n"
 
@@ -64,8 +74,10 @@ LANGUAGES: dict[str, Language] = {
     "python": Language(
         name="python",
         source_name="main.py",
-        # Syntax errors become CE here instead of an RE on every test.
-        compile_argv=(PYTHON, "-S", "-m", "py_compile", "{source}"),
+        # Syntax errors become CE here instead of an RE on every test, reported as
+        # `python3 -m py_compile` reports them; nothing is marshalled or written (a .pyc
+        # would refuse code nested deeper than marshal goes, which python3 -B runs).
+        compile_argv=(PYTHON, "-S", "-B", "-c", _PY_SYNTAX_CHECK, "{source}"),
         artifact_name="main.py",
         artifact_language="python",
         # -S: no site-packages (deterministic, same as the bare baseline); -B: no .pyc writes.

@@ -32,7 +32,7 @@ from sandboxes.runner import cgroup as cgroups
 from sandboxes.runner.classify import classify
 from sandboxes.runner.limits import Limits, rlimits_for
 from sandboxes.runner import pch, reset, shim
-from sandboxes.runner.pyfork import ForkServer, ForkServerError
+from sandboxes.runner.pyfork import NOT_FORKABLE, NOT_FORKABLE_MESSAGE, ForkServer, ForkServerError
 from sandboxes.runner.process import Identity, Outcome, run_process
 from sandboxes.runner.spawn import SpawnServer
 
@@ -122,6 +122,7 @@ class Runner:
             cgroups.sweep(cfg.cgroup)  # groups a previous agent in this slot left mid-run
         self.pyfork: ForkServer | None = None
         self._pycode: OrderedDict[str, bytes] = OrderedDict()  # source sha256 -> marshalled code
+        self._unforkable: set[str] = set()  # sources whose code object cannot travel (exec path)
         if cfg.python_fork_server and cfg.uid is not None:
             py = get_language("python")
             self.pyfork = ForkServer(py.run_argv[0], self._run_env(cfg.scratch_root, py),
@@ -415,6 +416,9 @@ class Runner:
         """The compile step as a fork: the code object comes back marshalled (kept here by
         the source's sha256) and the artifact stays the source, as on the exec path."""
         out = self._forked("compile", box, lang, lim, None, b"", [])
+        if out is not None and _not_forkable(out):
+            self._mark_unforkable(hashlib.sha256(src).hexdigest())
+            return None
         if out is None:
             return None
         if out.setup_error:
@@ -427,6 +431,12 @@ class Runner:
         self._keep_code(hashlib.sha256(src).hexdigest(), out.stdout)
         art = self._remember(lang.artifact_language, src)
         return {"status": "OK", "log": "", "wall_time_s": out.wall_time_s, "artifact": art}
+
+    def _mark_unforkable(self, sha: str) -> None:
+        """A source whose code object cannot travel: its runs take the exec path at once."""
+        if len(self._unforkable) >= 1024:
+            self._unforkable.clear()
+        self._unforkable.add(sha)
 
     def _keep_code(self, sha: str, code: bytes) -> None:
         self._pycode[sha] = code
@@ -441,12 +451,16 @@ class Runner:
         the exec path (no zygote, or a source that does not compile: the exec path reports
         that SyntaxError as the run's RE, as before)."""
         sha = hashlib.sha256(src).hexdigest()
+        if sha in self._unforkable:
+            return None
         code = self._pycode.get(sha)
         if code is None:
             comp = self._forked("compile", box, lang, lim, None, b"", [])
             if comp is None or comp.setup_error:
                 return comp
             if classify(comp, lim)[0] != "OK":
+                if _not_forkable(comp):
+                    self._mark_unforkable(sha)
                 return None
             self._keep_code(sha, comp.stdout)
             code = comp.stdout
@@ -630,6 +644,12 @@ class Runner:
     def _runner_owned(name: str) -> bool:
         """The runner's own entry of the scratch root: its spawn shim dir (see __init__)."""
         return name == f".runner-{os.getpid()}"
+
+
+def _not_forkable(out: Outcome) -> bool:
+    """The compile fork said the code object cannot travel to a run fork (zygote.py's
+    NOT_FORKABLE): the exec path compiles and runs that source."""
+    return out.exit_code == NOT_FORKABLE and out.stderr.startswith(NOT_FORKABLE_MESSAGE.encode())
 
 
 def _remove(path: str) -> None:

@@ -40,6 +40,9 @@ _NCPU = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (o
 # A zygote is replaced after this many forks: whatever a run leaves in it (allocator state,
 # a run's freed memory) stays bounded, and each generation draws a new str hash seed.
 MAX_RUNS_PER_ZYGOTE = 1000
+# zygote.py's exit status (and stderr prefix) for a compile whose code object cannot travel
+# to a run fork: the exec path takes that source (test_pyfork_quiet_end checks they agree).
+NOT_FORKABLE, NOT_FORKABLE_MESSAGE = 125, "fork server: not forkable:"
 
 
 class ForkServerError(RuntimeError):

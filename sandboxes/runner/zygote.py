@@ -49,11 +49,16 @@ getattr, isinstance, type, BaseException, SystemExit, KeyboardInterrupt = (  # n
     getattr, isinstance, type, BaseException, SystemExit, KeyboardInterrupt)
 
 
+# sys as the interpreter's C code reads and writes it: its dict (a module class the program
+# gives sys cannot hook these lookups, as it cannot hook the interpreter's).
+_SYS_DICT = type(sys).__dict__["__dict__"].__get__(sys)
+
+
 def _flush_io():
     """pythonrun's flush_io before PyErr_Print: stderr then stdout, errors ignored."""
     for name in ("stderr", "stdout"):
         try:
-            getattr(sys, name).flush()
+            _SYS_DICT.get(name).flush()
         except BaseException:  # noqa: BLE001
             pass
 
@@ -63,11 +68,11 @@ def _report_uncaught(exc):
     Returns a SystemExit the hook raised (the interpreter then exits with it), else None."""
     tb = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
     exc.__traceback__ = tb
-    sys.last_type, sys.last_value, sys.last_traceback = type(exc), exc, tb
-    hook = getattr(sys, "excepthook", _MISSING)
+    _SYS_DICT["last_type"], _SYS_DICT["last_value"], _SYS_DICT["last_traceback"] = type(exc), exc, tb
+    hook = _SYS_DICT.get("excepthook", _MISSING)
     if hook is _MISSING:
-        sys.stderr.write("sys.excepthook is missing\n")
-        sys.__excepthook__(type(exc), exc, tb)
+        _SYS_DICT["stderr"].write("sys.excepthook is missing\n")
+        _SYS_DICT["__excepthook__"](type(exc), exc, tb)
         return None
     try:
         hook(type(exc), exc, tb)
@@ -76,10 +81,10 @@ def _report_uncaught(exc):
     except BaseException as hook_exc:  # noqa: BLE001
         htb = hook_exc.__traceback__.tb_next if hook_exc.__traceback__ is not None else None
         hook_exc.__traceback__ = htb
-        sys.stderr.write("Error in sys.excepthook:\n")
-        sys.__excepthook__(type(hook_exc), hook_exc, htb)
-        sys.stderr.write("\nOriginal exception was:\n")
-        sys.__excepthook__(type(exc), exc, tb)
+        _SYS_DICT["stderr"].write("Error in sys.excepthook:\n")
+        _SYS_DICT["__excepthook__"](type(hook_exc), hook_exc, htb)
+        _SYS_DICT["stderr"].write("\nOriginal exception was:\n")
+        _SYS_DICT["__excepthook__"](type(exc), exc, tb)
         hook_exc = htb = None
     return None
 
@@ -144,13 +149,22 @@ def _silence_once():
 # ctypes) run at exit() but not at _exit(). If none of those can happen, ending by _exit
 # after the same flush is indistinguishable; if any could, or anything is unusual, the
 # child takes the full finalization as before. The scan reads only post-fork objects (the
-# zygote's are frozen, and the zygote's own objects have no observable finalizers) and calls
-# no method of an object the program made.
+# zygote's are frozen, and the zygote's own objects have no observable finalizers) and runs
+# none of the program's code: no attribute lookup that a class of the program could hook
+# (descriptors are called directly), no dict lookup in a dict holding a key that is not an
+# exact str (whose __eq__ would run), the collector off while it looks.
 _HEAPTYPE, _HAVE_GC, _TYPE_SUBCLASS = 1 << 9, 1 << 14, 1 << 31
 _type_flags = type.__dict__["__flags__"].__get__
 _type_mro = type.__dict__["__mro__"].__get__
 _type_dict = type.__dict__["__dict__"].__get__
+_MODULE = type(sys)
+_module_dict = _MODULE.__dict__["__dict__"].__get__
+_SYS = sys
 _id = id
+_getallocatedblocks, _gettrace, _getprofile = sys.getallocatedblocks, sys.gettrace, sys.getprofile
+_thread_count, _atexit_count = _thread._count, atexit._ncallbacks
+_GC_CALLBACKS = gc.callbacks  # the list the collector calls (rebinding the name changes nothing)
+_gc_objects, _gc_isenabled, _gc_enable, _gc_disable = gc.get_objects, gc.isenabled, gc.enable, gc.disable
 # Past this many live small objects the collector's list of containers would cost memory a
 # program near its limit may not have: such programs take the full finalization.
 _SCAN_MAX_BLOCKS = 250_000
@@ -177,21 +191,33 @@ del _c
 _IO = sys.modules["_io"]
 # A class the program derives from any io base may do anything in close().
 _IO_BASES = (_IO._IOBase, _IO._RawIOBase, _IO._BufferedIOBase, _IO._TextIOBase)
+_text_buffer = _IO.TextIOWrapper.__dict__["buffer"].__get__
+_buffered_raw = _IO.BufferedReader.__dict__["raw"].__get__
+_fileio_mode = _IO.FileIO.__dict__["mode"].__get__
 _WEAKREF = _weakref.ReferenceType
+_weakref_callback = _WEAKREF.__dict__["__callback__"].__get__
 _BUILTIN_FUNCTION = type(len)
+_builtin_name = _BUILTIN_FUNCTION.__dict__["__name__"].__get__
+_builtin_self = _BUILTIN_FUNCTION.__dict__["__self__"].__get__
 _FUNCTION = type(_gen)
+_function_code = _FUNCTION.__dict__["__code__"].__get__
+_function_globals = _FUNCTION.__dict__["__globals__"].__get__
 _CODE = type(_gen.__code__)
+# Classes whose instances may run code when destroyed; _server adds the _ctypes types (it
+# loads _ctypes for prctl; a child's ctypes objects are of those types).
+_FINALIZING_BASES = _IO_BASES
+# A compile child's exit status when the code object cannot travel (marshal's nesting
+# limit): the runner then uses the exec path for that source, as python3 runs it.
+NOT_FORKABLE, NOT_FORKABLE_MESSAGE = 125, "fork server: not forkable:"
 
 
 def _quiet_exit(status, streams):
     """_exit(status) after Py_FinalizeEx's flush, if nothing else could run at exit.
     Returns (to take the full finalization) otherwise, or if anything goes wrong."""
-    if streams is None:
+    if streams is None or not _quiet_check(streams):
         return
     try:
-        if not _ends_quietly(streams):
-            return
-        for stream in streams:  # flush_std_files: stdout, then stderr
+        for stream in streams:  # flush_std_files: stdout, then stderr (the run's own objects)
             if not stream.closed:
                 stream.flush()
     except BaseException:  # noqa: BLE001 - the full finalization reports it as python3 does
@@ -199,25 +225,69 @@ def _quiet_exit(status, streams):
     posix._exit(status)
 
 
-def _ends_quietly(streams):
-    modules = sys.modules
-    if sys.stdout is not streams[0] or sys.stderr is not streams[1]:
-        return False  # flush_std_files would call the program's own objects
-    if _thread._count() or atexit._ncallbacks() or "_ctypes" in modules:
+def _quiet_check(streams):
+    """``_ends_quietly`` with the collector off (a collection in the middle of the scan
+    could run a finalizer); anything unexpected counts as not quiet."""
+    collecting = _gc_isenabled()
+    _gc_disable()
+    try:
+        return _ends_quietly(streams)
+    except BaseException:  # noqa: BLE001 - unusual state: the full finalization
         return False
-    if sys.gettrace() is not None or sys.getprofile() is not None or gc.callbacks:
-        return False  # threading's shutdown and any collection would call them
-    threading = modules.get("threading")
-    if threading is not None:
-        hooks = getattr(threading, "_threading_atexits", None)
+    finally:
+        if collecting:
+            _gc_enable()
+
+
+def _plain(mapping):
+    """Every key an exact str: a lookup in it cannot call the program's __eq__."""
+    for key in mapping:
+        if type(key) is not str:
+            return False
+    return True
+
+
+def _namespace(module_dict, name):
+    """``module_dict[name]``'s own dict if it is a plain module, else None."""
+    module = module_dict.get(name)
+    if type(module) is not _MODULE:
+        return None
+    namespace = _module_dict(module)
+    return namespace if type(namespace) is dict and _plain(namespace) else None
+
+
+def _ends_quietly(streams):
+    if type(_SYS) is not _MODULE:
+        return False
+    sysdict = _module_dict(_SYS)
+    if not _plain(sysdict):
+        return False
+    if sysdict.get("stdout") is not streams[0] or sysdict.get("stderr") is not streams[1]:
+        return False  # flush_std_files would call the program's own objects
+    modules = sysdict.get("modules")
+    if type(modules) is not dict or not _plain(modules):
+        return False
+    if _thread_count() or _atexit_count() or _GC_CALLBACKS:
+        return False
+    if "_ctypes" in modules or "ctypes" in modules:
+        return False  # C stdio buffers and C exit handlers run at exit() only
+    if _gettrace() is not None or _getprofile() is not None:
+        return False  # threading's shutdown and any finalizer would call them
+    if "threading" in modules:  # its _shutdown runs at exit: the module's own, nothing to join
+        threading = _namespace(modules, "threading")
+        if threading is None:
+            return False
+        shutdown, hooks = threading.get("_shutdown"), threading.get("_threading_atexits")
+        if type(shutdown) is not _FUNCTION or _function_globals(shutdown) is not threading:
+            return False
         if type(hooks) is not list or hooks:
             return False
-    if sys.getallocatedblocks() > _SCAN_MAX_BLOCKS:
+    if _getallocatedblocks() > _SCAN_MAX_BLOCKS:
         return False
     verdicts = {}  # id(class) -> True, False or a check of each object
-    context = (streams, _container_callbacks())
+    context = (streams, _container_callbacks(modules))
     for generation in (0, 1, 2):
-        for obj in gc.get_objects(generation):
+        for obj in _gc_objects(generation):
             cls = type(obj)
             verdict = verdicts.get(_id(cls))
             if verdict is None:
@@ -229,18 +299,22 @@ def _ends_quietly(streams):
     return True
 
 
-def _container_callbacks():
+def _container_callbacks(modules):
     """ids of the code of the weak containers' own callbacks (WeakSet, WeakValueDictionary,
     WeakKeyDictionary: each only drops its entry), from the modules as the program loaded
     them. threading and the ABCs keep such sets; any other Python callback may print."""
     found = set()
     for module, names in (("_weakrefset", ("WeakSet",)), ("weakref", ("WeakValueDictionary", "WeakKeyDictionary"))):
-        namespace = sys.modules.get(module)
-        for name in names:
-            init = getattr(getattr(namespace, name, None), "__init__", None)
-            for const in getattr(getattr(init, "__code__", None), "co_consts", ()):
-                if type(const) is _CODE:
-                    found.add(_id(const))
+        namespace = _namespace(modules, module) if module in modules else None
+        for name in names if namespace is not None else ():
+            cls = namespace.get(name)
+            if type(cls) is not type or not _plain(_type_dict(cls)):
+                continue
+            init = _type_dict(cls).get("__init__")
+            if type(init) is _FUNCTION:
+                for const in _function_code(init).co_consts:
+                    if type(const) is _CODE:
+                        found.add(_id(const))
     return found
 
 
@@ -249,11 +323,13 @@ def _class_verdict(cls):
     run shows: True (never), False (may), or a function deciding per object."""
     flags = _type_flags(cls)
     if flags & _HEAPTYPE:
+        weak = False
         for base in _type_mro(cls):
-            if "__del__" in _type_dict(base) or _is_io_base(base):
+            if _may_finalize(base):
                 return False
-            if base is _WEAKREF:
-                return _weakref_is_quiet
+            weak = weak or base is _WEAKREF
+        if weak:
+            return _weakref_is_quiet
     elif cls is _GENERATOR:
         return _generator_is_quiet
     elif cls is _COROUTINE or cls is _ASYNC_GENERATOR:
@@ -270,23 +346,34 @@ def _class_verdict(cls):
     return True
 
 
-def _names_audit_hooks(code):
-    """Whether the program names sys.addaudithook (hooks cannot be listed; the interpreter
-    calls every one when it clears them at exit). Code that hides the name only loses what
-    its own hook would print at exit."""
-    if "addaudithook" in code.co_names:
+def _may_finalize(base):
+    """A class in an MRO whose instances may run code or write when destroyed: one with a
+    __del__, an io base (close() may be the program's), a _ctypes type; a class dict with a
+    key that is not an exact str counts too (the lookup could run the program's __eq__)."""
+    namespace = _type_dict(base)
+    if not _plain(namespace) or "__del__" in namespace:
         return True
-    for const in code.co_consts:
-        if const == "addaudithook" if type(const) is str else (
-                type(const) is type(code) and _names_audit_hooks(const)):
+    for other in _FINALIZING_BASES:  # by identity: a metaclass may define __eq__
+        if base is other:
             return True
     return False
 
 
-def _is_io_base(cls):
-    for io_base in _IO_BASES:  # by identity: a metaclass may define __eq__
-        if cls is io_base:
+def _names_audit_hooks(code):
+    """Whether the program names sys.addaudithook (hooks cannot be listed; the interpreter
+    calls every one when it clears them at exit). Code that hides the name only loses what
+    its own hook would print at exit. Iterative: code objects may nest deeper than the
+    recursion limit allows."""
+    stack = [code]
+    while stack:
+        code = stack.pop()
+        if "addaudithook" in code.co_names:
             return True
+        for const in code.co_consts:
+            if type(const) is str and const == "addaudithook":
+                return True
+            if type(const) is _CODE:
+                stack.append(const)
     return False
 
 
@@ -297,36 +384,36 @@ def _generator_is_quiet(gen, _context):
 
 
 def _weakref_is_quiet(ref, context):
-    callback = ref.__callback__
-    if callback is None or type(callback) is _BUILTIN_FUNCTION:
+    """A weakref's callback runs when its referent dies: silent only with none, with the
+    ABC registries' own (_abc's _destroy) or with the weak containers' own."""
+    callback = _weakref_callback(ref)
+    if callback is None:
         return True
-    return type(callback) is _FUNCTION and _id(callback.__code__) in context[1]
+    if type(callback) is _BUILTIN_FUNCTION:
+        return _builtin_name(callback) == "_destroy" and type(_builtin_self(callback)) is _WEAKREF
+    return type(callback) is _FUNCTION and _id(_function_code(callback)) in context[1]
 
 
 def _stream_is_quiet(stream, context):
     """A buffered writer flushes when destroyed: only the run's own stdout/stderr (flushed
-    here), closed ones and readers over a plain file (open(0)) are silent."""
-    streams = context[0]
-    for own in streams:  # flushed before the _exit, with their buffers
-        if stream is own or stream is own.buffer:
+    here, with their buffers) and readers over a plain read-only file (open(0)) are silent."""
+    for own in context[0]:
+        if stream is own or stream is _text_buffer(own):
             return True
-    if stream.closed:
-        return True
     if type(stream) is _IO.TextIOWrapper:
-        stream = stream.buffer
+        stream = _text_buffer(stream)
     if type(stream) is not _IO.BufferedReader:
         return False
-    raw = stream.raw
-    return type(raw) is _IO.FileIO and raw.mode == "rb"
+    raw = _buffered_raw(stream)
+    return type(raw) is _IO.FileIO and _fileio_mode(raw) == "rb"
 
 
 def _class_is_quiet(cls, _context):
-    """A class made after the fork whose instances the collector does not list (a subclass
-    of int, str, ...): none of those may have a __del__."""
-    if _type_flags(cls) & _HAVE_GC or not _type_flags(cls) & _HEAPTYPE:
-        return True
+    """A class made after the fork: none with a __del__ (or another finalizing base), whether
+    or not an instance is alive (the collector does not list instances of classes without GC
+    support, and __class__ can be set on objects the scan does not see)."""
     for base in _type_mro(cls):
-        if "__del__" in _type_dict(base):
+        if _may_finalize(base):
             return False
     return True
 
@@ -338,6 +425,9 @@ def _server():
     import resource
 
     libc = ctypes.CDLL(None, use_errno=True)
+    global _FINALIZING_BASES  # a child's ctypes objects are _ctypes types: C code at exit
+    _FINALIZING_BASES = _IO_BASES + (ctypes._CFuncPtr, ctypes._SimpleCData, ctypes.Structure, ctypes.Union,
+                                     ctypes.Array, ctypes._Pointer)
     PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 4, 38, 22
     SECCOMP_MODE_FILTER = 2
     stdio_coding = [(s.encoding, s.errors) for s in (sys.stdin, sys.stdout, sys.stderr)]
@@ -467,8 +557,18 @@ def _server():
             chunks.append(chunk)
 
     def with_filename(code, filename):
-        consts = tuple(with_filename(c, filename) if isinstance(c, type(code)) else c for c in code.co_consts)
-        return code.replace(co_filename=filename, co_consts=consts)
+        """``code`` and every code object nested in it named ``filename``. Iterative: code
+        may nest deeper than the recursion limit (python3 runs 1,500 nested lambdas)."""
+        done = {}  # id(code) -> renamed (the originals stay alive in ``order``)
+        order, stack = [], [code]
+        while stack:  # parents before children; renamed below in reverse (children first)
+            item = stack.pop()
+            order.append(item)
+            stack.extend(c for c in item.co_consts if type(c) is _CODE)
+        for item in reversed(order):
+            consts = tuple(done[id(c)] if type(c) is _CODE else c for c in item.co_consts)
+            done[id(item)] = item.replace(co_filename=filename, co_consts=consts)
+        return done[id(code)]
 
     def compile_main():
         """The compile step: source -> marshalled code object on fd 1; errors as py_compile."""
@@ -481,7 +581,13 @@ def _server():
             sys.stderr.write("%s\n" % py_compile.PyCompileError(type(exc), exc, "main.py").msg)
             sys.stderr.flush()
             posix._exit(1)
-        view = memoryview(marshal.dumps(code))
+        try:
+            data = marshal.dumps(code)
+        except ValueError as exc:  # nested deeper than marshal goes: python3 itself runs it
+            sys.stderr.write("%s %s\n" % (NOT_FORKABLE_MESSAGE, exc))
+            sys.stderr.flush()
+            posix._exit(NOT_FORKABLE)
+        view = memoryview(data)
         while view:
             view = view[posix.write(1, view):]
         posix._exit(0)
@@ -508,12 +614,12 @@ def _server():
                 posix.close(code_fd)
                 posix.close(report)
                 compile_main()
-            code = marshal.loads(read_all(code_fd))
+            code = with_filename(marshal.loads(read_all(code_fd)), req["path"])
             posix.close(code_fd)
             for name in [m for m in sys.modules if m not in _BASE_MODULES]:
                 del sys.modules[name]  # what the zygote still needs there (resource)
             posix.close(report)  # EOF there: set-up done, the submission's code runs next
-            return with_filename(code, req["path"]), main.__dict__, (sys.stdout, sys.stderr)
+            return code, main.__dict__, (sys.stdout, sys.stderr)
         except BaseException as exc:  # noqa: BLE001 - report anything, then leave
             try:
                 posix.write(report, ("E fork server child: %s: %s\n" % (type(exc).__name__, exc)).encode()[:1000])
@@ -598,7 +704,7 @@ if __name__ == "__main__":  # (tests import this file to check _ends_quietly)
         _left.append(_exc)
         del _exc
     del _code, _globals
-    if _left or (sys.gettrace() is None and sys.getprofile() is None):
+    if _left or (_gettrace() is None and _getprofile() is None):
         _leave(_left, _ends)
     else:  # a trace or profile function would see that call: the module just ends
         del _ends

@@ -22,8 +22,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 class ServerProcess:
     def __init__(self, store_uri: str, backend: str = "local", extra_args: list[str] | None = None,
-                 env: dict[str, str] | None = None):
+                 env: dict[str, str] | None = None, repo: Path | None = None):
+        """``repo``: the checkout whose code serves (default: this one; benchmarks compare two)."""
         self.store_uri, self.backend = store_uri, backend
+        self.repo = Path(repo) if repo else REPO
         self.extra_args = extra_args or []
         self.env = env or {}
         self.proc: subprocess.Popen | None = None
@@ -34,12 +36,12 @@ class ServerProcess:
         tmp = tempfile.mkdtemp(prefix="verifier-e2e-")
         port_file = os.path.join(tmp, "port")
         self.log_path = os.path.join(tmp, "server.log")
-        env = dict(os.environ, PYTHONPATH=str(REPO), **self.env)
+        env = dict(os.environ, PYTHONPATH=str(self.repo), **self.env)
         cmd = [sys.executable, "-m", "verifier.cli", "serve", "--host", "127.0.0.1", "--port", "0",
                "--store", self.store_uri, "--backend", self.backend, "--port-file", port_file,
                *self.extra_args]
         self._log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=self._log,
+        self.proc = subprocess.Popen(cmd, cwd=self.repo, env=env, stdout=self._log,
                                      stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
