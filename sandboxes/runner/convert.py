@@ -13,6 +13,7 @@ import hashlib
 import os
 import stat
 import threading
+from collections import OrderedDict
 
 from sandboxes.types import (Artifact, Blob, CompileResult, RunLimits, RunResult, RunSpec,
                              Source, Status)
@@ -72,11 +73,18 @@ class BlobResolver:
     bytes on its stdin but never a path into the store.
     """
 
+    # Small blobs read (and hash-checked) once are kept: a test input is read by every run
+    # of every submission, and a link names its content, so the bytes cannot go stale.
+    SMALL_BLOB_BYTES = 256 << 10
+    SMALL_CACHE_BYTES = 64 << 20
+
     def __init__(self, store=None, *, pass_fds: bool = False):
         self.store = store
         self.pass_fds = pass_fds and store is not None and hasattr(store, "local_path")
         self._verified: set[tuple] = set()
         self._lock = threading.Lock()
+        self._small: OrderedDict[str, bytes] = OrderedDict()
+        self._small_bytes = 0
 
     def _need_store(self, link: str):
         if self.store is None:
@@ -86,7 +94,25 @@ class BlobResolver:
     def data(self, blob: Blob) -> bytes:
         if blob.data is not None:
             return blob.data
-        return self._need_store(blob.link).get(blob.link)
+        with self._lock:
+            kept = self._small.get(blob.link)
+            if kept is not None:
+                self._small.move_to_end(blob.link)
+                return kept
+        data = self._need_store(blob.link).get(blob.link)
+        if len(data) <= self.SMALL_BLOB_BYTES:
+            with self._lock:
+                if blob.link not in self._small:
+                    self._small[blob.link] = data
+                    self._small_bytes += len(data)
+                while self._small_bytes > self.SMALL_CACHE_BYTES:
+                    self._small_bytes -= len(self._small.popitem(last=False)[1])
+        return data
+
+    def all_kept(self, links: list[str]) -> bool:
+        """Whether ``data`` has every one of these blobs in memory (no read, no thread)."""
+        with self._lock:
+            return all(link in self._small for link in links)
 
     def source(self, blob: Blob, fds: list[int]) -> dict:
         """A data source for a request; may open a file and append its fd to ``fds``."""
