@@ -63,15 +63,28 @@ def _flush_io():
             pass
 
 
+_TRACEBACK = BaseException.__dict__["__traceback__"]  # the C slot, not a property a subclass defines
+_exit_code = SystemExit.__dict__["code"].__get__
+
+
+def _write_stderr(text):
+    """PySys_WriteStderr: to sys.stderr, any error swallowed."""
+    try:
+        _SYS_DICT["stderr"].write(text)
+    except BaseException:  # noqa: BLE001
+        pass
+
+
 def _report_uncaught(exc):
     """PyErr_Print for an exception that left __main__, minus this file's own frame.
     Returns a SystemExit the hook raised (the interpreter then exits with it), else None."""
-    tb = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
-    exc.__traceback__ = tb
+    tb = _TRACEBACK.__get__(exc)
+    tb = tb.tb_next if tb is not None else None
+    _TRACEBACK.__set__(exc, tb)
     _SYS_DICT["last_type"], _SYS_DICT["last_value"], _SYS_DICT["last_traceback"] = type(exc), exc, tb
     hook = _SYS_DICT.get("excepthook", _MISSING)
     if hook is _MISSING:
-        _SYS_DICT["stderr"].write("sys.excepthook is missing\n")
+        _write_stderr("sys.excepthook is missing\n")
         _SYS_DICT["__excepthook__"](type(exc), exc, tb)
         return None
     try:
@@ -79,11 +92,12 @@ def _report_uncaught(exc):
     except SystemExit as hook_exit:
         return hook_exit
     except BaseException as hook_exc:  # noqa: BLE001
-        htb = hook_exc.__traceback__.tb_next if hook_exc.__traceback__ is not None else None
-        hook_exc.__traceback__ = htb
-        _SYS_DICT["stderr"].write("Error in sys.excepthook:\n")
+        htb = _TRACEBACK.__get__(hook_exc)
+        htb = htb.tb_next if htb is not None else None
+        _TRACEBACK.__set__(hook_exc, htb)
+        _write_stderr("Error in sys.excepthook:\n")
         _SYS_DICT["__excepthook__"](type(hook_exc), hook_exc, htb)
-        _SYS_DICT["stderr"].write("\nOriginal exception was:\n")
+        _write_stderr("\nOriginal exception was:\n")
         _SYS_DICT["__excepthook__"](type(exc), exc, tb)
         hook_exc = htb = None
     return None
@@ -94,8 +108,10 @@ def _leave(box, ends):
     exit (``_ends_quietly``), flush and _exit with the status the interpreter would give;
     otherwise raise what makes the interpreter end itself (an uncaught SystemExit:
     _Py_HandleSystemExit, then Py_FinalizeEx), or return when __main__ ended normally.
-    ``ends`` is [(stdout, stderr) as the run began], emptied here: when the interpreter
-    tears sys down, nothing else may hold the streams (that is when unflushed output goes)."""
+    ``ends`` is [(run, hooks)]: ``run`` what the quiet end checks (the streams as the run
+    began, ...), ``hooks`` whether the code names addaudithook; emptied here: when the
+    interpreter tears sys down, nothing else may hold the streams (that is when unflushed
+    output goes)."""
     streams, hooks = ends.pop()
     if hooks:
         streams = None  # the program may have added an audit hook: finalization calls it
@@ -107,7 +123,8 @@ def _leave(box, ends):
         _flush_io()  # pythonrun's flush_io before PyErr_Print (the hook may _exit)
     if isinstance(exc, SystemExit):
         out = exc
-        code = exc.code
+        # Only SystemExit itself: a subclass's `code` may be a property the interpreter calls.
+        code = _exit_code(exc) if type(exc) is SystemExit else _MISSING
         if code is None or (type(code) is int and 0 <= code <= 255):
             _quiet_exit(code or 0, streams)
         code = None
@@ -130,13 +147,15 @@ def _leave(box, ends):
 def _silence_once():
     """CPython dies of the SIGINT after finalizing: the interpreter must see an uncaught
     KeyboardInterrupt, already reported, so the next excepthook call only undoes itself."""
-    hook, last = sys.excepthook, (sys.last_type, sys.last_value, sys.last_traceback)
+    names = ("last_type", "last_value", "last_traceback")
+    hook, last = _SYS_DICT.get("excepthook"), tuple(_SYS_DICT.get(name) for name in names)
 
     def silent(*_args):
-        sys.excepthook = hook
-        sys.last_type, sys.last_value, sys.last_traceback = last
+        _SYS_DICT["excepthook"] = hook
+        for name, value in zip(names, last):
+            _SYS_DICT[name] = value
 
-    sys.excepthook = silent
+    _SYS_DICT["excepthook"] = silent
 
 
 # -- the quiet end: _exit where Py_FinalizeEx could do nothing but flush ------------------
@@ -165,9 +184,12 @@ _getallocatedblocks, _gettrace, _getprofile = sys.getallocatedblocks, sys.gettra
 _thread_count, _atexit_count = _thread._count, atexit._ncallbacks
 _GC_CALLBACKS = gc.callbacks  # the list the collector calls (rebinding the name changes nothing)
 _gc_objects, _gc_isenabled, _gc_enable, _gc_disable = gc.get_objects, gc.isenabled, gc.enable, gc.disable
+_gc_freeze_count = gc.get_freeze_count
+_getrecursionlimit, _setrecursionlimit = sys.getrecursionlimit, sys.setrecursionlimit
 # Past this many live small objects the collector's list of containers would cost memory a
 # program near its limit may not have: such programs take the full finalization.
 _SCAN_MAX_BLOCKS = 250_000
+_END_STACK = 100  # recursion limit while this file ends a run (then the program's again)
 
 
 def _gen():
@@ -192,16 +214,19 @@ _IO = sys.modules["_io"]
 # A class the program derives from any io base may do anything in close().
 _IO_BASES = (_IO._IOBase, _IO._RawIOBase, _IO._BufferedIOBase, _IO._TextIOBase)
 _text_buffer = _IO.TextIOWrapper.__dict__["buffer"].__get__
+_text_encoding = _IO.TextIOWrapper.__dict__["encoding"].__get__
+_text_errors = _IO.TextIOWrapper.__dict__["errors"].__get__
 _buffered_raw = _IO.BufferedReader.__dict__["raw"].__get__
+_writer_raw = _IO.BufferedWriter.__dict__["raw"].__get__
 _fileio_mode = _IO.FileIO.__dict__["mode"].__get__
+_WARN_FILTERS = sys.modules["_warnings"].filters  # the list the C warnings code starts from
+_WARN_DEFAULTS = tuple(_WARN_FILTERS)
+_fileio_fileno = _IO.FileIO.fileno
 _WEAKREF = _weakref.ReferenceType
 _weakref_callback = _WEAKREF.__dict__["__callback__"].__get__
 _BUILTIN_FUNCTION = type(len)
 _builtin_name = _BUILTIN_FUNCTION.__dict__["__name__"].__get__
 _builtin_self = _BUILTIN_FUNCTION.__dict__["__self__"].__get__
-_FUNCTION = type(_gen)
-_function_code = _FUNCTION.__dict__["__code__"].__get__
-_function_globals = _FUNCTION.__dict__["__globals__"].__get__
 _CODE = type(_gen.__code__)
 # Classes whose instances may run code when destroyed; _server adds the _ctypes types (it
 # loads _ctypes for prctl; a child's ctypes objects are of those types).
@@ -211,13 +236,13 @@ _FINALIZING_BASES = _IO_BASES
 NOT_FORKABLE, NOT_FORKABLE_MESSAGE = 125, "fork server: not forkable:"
 
 
-def _quiet_exit(status, streams):
+def _quiet_exit(status, run):
     """_exit(status) after Py_FinalizeEx's flush, if nothing else could run at exit.
     Returns (to take the full finalization) otherwise, or if anything goes wrong."""
-    if streams is None or not _quiet_check(streams):
+    if run is None or not _quiet_check(run):
         return
     try:
-        for stream in streams:  # flush_std_files: stdout, then stderr (the run's own objects)
+        for stream in run[0]:  # flush_std_files: stdout, then stderr (the run's own objects)
             if not stream.closed:
                 stream.flush()
     except BaseException:  # noqa: BLE001 - the full finalization reports it as python3 does
@@ -225,18 +250,43 @@ def _quiet_exit(status, streams):
     posix._exit(status)
 
 
-def _quiet_check(streams):
+def _quiet_check(run):
     """``_ends_quietly`` with the collector off (a collection in the middle of the scan
     could run a finalizer); anything unexpected counts as not quiet."""
     collecting = _gc_isenabled()
     _gc_disable()
     try:
-        return _ends_quietly(streams)
+        return _ends_quietly(run)
     except BaseException:  # noqa: BLE001 - unusual state: the full finalization
         return False
     finally:
         if collecting:
             _gc_enable()
+
+
+def run_state(streams):
+    """What the quiet end compares at exit with how the run began: the run's stdout and
+    stderr with the objects under them (a program can re-initialise a stream over its own
+    buffer), and the collector's frozen count (a program that freezes hides objects)."""
+    parts = []
+    for stream in streams:
+        buffer = _text_buffer(stream)
+        raw = _writer_raw(buffer)
+        parts.append((stream, buffer, raw, _fileio_fileno(raw), _text_encoding(stream), _text_errors(stream)))
+    return streams, tuple(parts), _gc_freeze_count()
+
+
+def _streams_unchanged(parts):
+    for stream, buffer, raw, fd, encoding, errors in parts:
+        if type(stream) is not _IO.TextIOWrapper or _text_buffer(stream) is not buffer:
+            return False
+        if type(buffer) is not _IO.BufferedWriter or _writer_raw(buffer) is not raw:
+            return False
+        if type(raw) is not _IO.FileIO or _fileio_fileno(raw) != fd:
+            return False
+        if _text_encoding(stream) is not encoding or _text_errors(stream) is not errors:
+            return False
+    return True
 
 
 def _plain(mapping):
@@ -247,23 +297,18 @@ def _plain(mapping):
     return True
 
 
-def _namespace(module_dict, name):
-    """``module_dict[name]``'s own dict if it is a plain module, else None."""
-    module = module_dict.get(name)
-    if type(module) is not _MODULE:
-        return None
-    namespace = _module_dict(module)
-    return namespace if type(namespace) is dict and _plain(namespace) else None
-
-
-def _ends_quietly(streams):
-    if type(_SYS) is not _MODULE:
-        return False
+def _ends_quietly(run):
+    streams, parts, frozen = run
+    if type(_SYS) is not _MODULE or _gc_freeze_count() > frozen:
+        return False  # a program that froze objects hid them from the scan (frozen ones it
+        #               freed only lower the count)
     sysdict = _module_dict(_SYS)
     if not _plain(sysdict):
         return False
     if sysdict.get("stdout") is not streams[0] or sysdict.get("stderr") is not streams[1]:
         return False  # flush_std_files would call the program's own objects
+    if not _streams_unchanged(parts):
+        return False
     modules = sysdict.get("modules")
     if type(modules) is not dict or not _plain(modules):
         return False
@@ -271,21 +316,19 @@ def _ends_quietly(streams):
         return False
     if "_ctypes" in modules or "ctypes" in modules:
         return False  # C stdio buffers and C exit handlers run at exit() only
+    if "threading" in modules:
+        return False  # threading._shutdown runs at exit and reads the module's globals
     if _gettrace() is not None or _getprofile() is not None:
-        return False  # threading's shutdown and any finalizer would call them
-    if "threading" in modules:  # its _shutdown runs at exit: the module's own, nothing to join
-        threading = _namespace(modules, "threading")
-        if threading is None:
-            return False
-        shutdown, hooks = threading.get("_shutdown"), threading.get("_threading_atexits")
-        if type(shutdown) is not _FUNCTION or _function_globals(shutdown) is not threading:
-            return False
-        if type(hooks) is not list or hooks:
-            return False
+        return False  # any finalizer would call them
+    # A finalizer's warning (an unclosed file or scandir, in a garbage cycle too, whose
+    # members the collector may not list) is ignored by the default filters; with other
+    # filters or another unraisable hook it can reach the program's code.
+    if not _default_warnings(modules) or sysdict.get("unraisablehook") is not sysdict.get("__unraisablehook__"):
+        return False
     if _getallocatedblocks() > _SCAN_MAX_BLOCKS:
         return False
     verdicts = {}  # id(class) -> True, False or a check of each object
-    context = (streams, _container_callbacks(modules))
+    context = (streams,)
     for generation in (0, 1, 2):
         for obj in _gc_objects(generation):
             cls = type(obj)
@@ -299,23 +342,21 @@ def _ends_quietly(streams):
     return True
 
 
-def _container_callbacks(modules):
-    """ids of the code of the weak containers' own callbacks (WeakSet, WeakValueDictionary,
-    WeakKeyDictionary: each only drops its entry), from the modules as the program loaded
-    them. threading and the ABCs keep such sets; any other Python callback may print."""
-    found = set()
-    for module, names in (("_weakrefset", ("WeakSet",)), ("weakref", ("WeakValueDictionary", "WeakKeyDictionary"))):
-        namespace = _namespace(modules, module) if module in modules else None
-        for name in names if namespace is not None else ():
-            cls = namespace.get(name)
-            if type(cls) is not type or not _plain(_type_dict(cls)):
-                continue
-            init = _type_dict(cls).get("__init__")
-            if type(init) is _FUNCTION:
-                for const in _function_code(init).co_consts:
-                    if type(const) is _CODE:
-                        found.add(_id(const))
-    return found
+def _default_warnings(modules):
+    """The warning filters the interpreter reads are its start-up defaults, untouched."""
+    filters = _WARN_FILTERS
+    if "warnings" in modules:  # _warnings then reads the Python module's attribute
+        module = modules.get("warnings")
+        namespace = _module_dict(module) if type(module) is _MODULE else None
+        if type(namespace) is not dict or not _plain(namespace):
+            return False
+        filters = namespace.get("filters")
+    if type(filters) is not list or len(filters) != len(_WARN_DEFAULTS):
+        return False
+    for entry, default in zip(filters, _WARN_DEFAULTS):
+        if entry is not default:
+            return False
+    return True
 
 
 def _class_verdict(cls):
@@ -339,7 +380,7 @@ def _class_verdict(cls):
     elif cls is _weakref.ProxyType or cls is _weakref.CallableProxyType:
         return False
     elif cls is _IO.TextIOWrapper or cls is _IO.BufferedWriter or cls is _IO.BufferedRandom \
-            or cls is _IO.BufferedRWPair:
+            or cls is _IO.BufferedRWPair or cls is _IO.BufferedReader:
         return _stream_is_quiet
     if flags & _TYPE_SUBCLASS:
         return _class_is_quiet
@@ -383,15 +424,15 @@ def _generator_is_quiet(gen, _context):
     return not gen.gi_suspended or (not gen.gi_code.co_exceptiontable and gen.gi_yieldfrom is None)
 
 
-def _weakref_is_quiet(ref, context):
-    """A weakref's callback runs when its referent dies: silent only with none, with the
-    ABC registries' own (_abc's _destroy) or with the weak containers' own."""
+def _weakref_is_quiet(ref, _context):
+    """A weakref's callback runs when its referent dies: silent only with none or with the
+    ABC registries' own (_abc's _destroy). Python callbacks, even the weak containers' own,
+    reach objects the program can replace (the container's data)."""
     callback = _weakref_callback(ref)
     if callback is None:
         return True
-    if type(callback) is _BUILTIN_FUNCTION:
-        return _builtin_name(callback) == "_destroy" and type(_builtin_self(callback)) is _WEAKREF
-    return type(callback) is _FUNCTION and _id(_function_code(callback)) in context[1]
+    return type(callback) is _BUILTIN_FUNCTION and _builtin_name(callback) == "_destroy" \
+        and type(_builtin_self(callback)) is _WEAKREF
 
 
 def _stream_is_quiet(stream, context):
@@ -619,7 +660,7 @@ def _server():
             for name in [m for m in sys.modules if m not in _BASE_MODULES]:
                 del sys.modules[name]  # what the zygote still needs there (resource)
             posix.close(report)  # EOF there: set-up done, the submission's code runs next
-            return code, main.__dict__, (sys.stdout, sys.stderr)
+            return code, main.__dict__, run_state((sys.stdout, sys.stderr))
         except BaseException as exc:  # noqa: BLE001 - report anything, then leave
             try:
                 posix.write(report, ("E fork server child: %s: %s\n" % (type(exc).__name__, exc)).encode()[:1000])
@@ -704,7 +745,19 @@ if __name__ == "__main__":  # (tests import this file to check _ends_quietly)
         _left.append(_exc)
         del _exc
     del _code, _globals
-    if _left or (_gettrace() is None and _getprofile() is None):
-        _leave(_left, _ends)
-    else:  # a trace or profile function would see that call: the module just ends
-        del _ends
+    # This file's end-of-run calls need stack room that a program may have taken away
+    # (sys.setrecursionlimit(3) as its last line: python3 still ends normally).
+    _limit = _getrecursionlimit()
+    if _limit < _END_STACK:
+        _setrecursionlimit(_END_STACK)
+    try:
+        if _left or (_gettrace() is None and _getprofile() is None):
+            _leave(_left, _ends)
+        else:  # a trace or profile function would see that call: the module just ends
+            del _ends
+    finally:  # back to the program's limit for the interpreter's own end, where it fits
+        if _limit < _END_STACK:
+            try:
+                _setrecursionlimit(_limit)
+            except RecursionError:  # below this frame's depth: finalizers see _END_STACK
+                pass
