@@ -220,7 +220,7 @@ class DockerBackend(SandboxBackend):
             slot = await self.pool.acquire()
             try:
                 try:
-                    if _all_inline(spec) or self.resolver.all_kept(_links(spec)):  # nothing to read: no thread hop
+                    if self.resolver.all_kept(convert.linked_blobs(spec)):  # nothing to read: no thread hop
                         req = self._request(spec, artifact, program, sha in slot.artifacts)
                     else:
                         req = await asyncio.to_thread(self._request, spec, artifact, program, sha in slot.artifacts)
@@ -250,15 +250,6 @@ class DockerBackend(SandboxBackend):
     def _request(self, spec: RunSpec, artifact: Artifact, program: bytes, held: bool) -> dict:
         return convert.run_request(spec, convert.program_ref(artifact, program, with_data=not held),
                                    self.resolver, [])
-
-
-def _links(spec: RunSpec) -> list[str]:
-    return [b.link for b in ([spec.stdin] if spec.stdin is not None else []) + list(spec.files.values())
-            if b.data is None]
-
-
-def _all_inline(spec: RunSpec) -> bool:
-    return (spec.stdin is None or spec.stdin.data is not None) and all(b.data is not None for b in spec.files.values())
 
 
 def _reset_verdict(reply: dict) -> tuple[bool, str]:

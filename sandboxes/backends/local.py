@@ -291,9 +291,8 @@ class LocalBackend(SandboxBackend):
             slot = await self._acquire()
         except (OSError, ProtocolError, SandboxError) as exc:
             return convert.ie_result(spec.id, f"no sandbox slot could be started: {exc}")
-        linked = [b for b in ([spec.stdin] if spec.stdin is not None else []) + list(spec.files.values())
-                  if b.data is None]
-        if linked and not self.resolver.all_verified([b.link for b in linked]):
+        linked = convert.linked_blobs(spec)
+        if linked and not self.resolver.all_verified(linked):
             # A store file not yet hash-checked here: reading it may take a while, off the loop.
             return await self._with_slot_thread(slot, self._run_on, slot, art, data, spec, timeout)
         try:

@@ -179,6 +179,12 @@ def program_ref(art: Artifact, data: bytes, *, with_data: bool) -> dict:
     return ref
 
 
+def linked_blobs(spec: RunSpec) -> list[str]:
+    """The links of a run's inputs that are not inline (stdin, then files)."""
+    return [b.link for b in ([spec.stdin] if spec.stdin is not None else []) + list(spec.files.values())
+            if b.data is None]
+
+
 def run_request(spec: RunSpec, program: dict, resolver: BlobResolver, fds: list[int]) -> dict:
     return {
         "op": "run", "program": program,

@@ -416,10 +416,10 @@ class Runner:
         """The compile step as a fork: the code object comes back marshalled (kept here by
         the source's sha256) and the artifact stays the source, as on the exec path."""
         out = self._forked("compile", box, lang, lim, None, b"", [])
-        if out is not None and _not_forkable(out):
-            self._mark_unforkable(hashlib.sha256(src).hexdigest())
-            return None
         if out is None:
+            return None
+        if _not_forkable(out):
+            self._mark_unforkable(hashlib.sha256(src).hexdigest())
             return None
         if out.setup_error:
             return {"status": "IE", "log": out.setup_error, "wall_time_s": out.wall_time_s, "artifact": None}

@@ -302,7 +302,7 @@ def _ends_quietly(run):
     if type(_SYS) is not _MODULE or _gc_freeze_count() > frozen:
         return False  # a program that froze objects hid them from the scan (frozen ones it
         #               freed only lower the count)
-    sysdict = _module_dict(_SYS)
+    sysdict = _SYS_DICT
     if not _plain(sysdict):
         return False
     if sysdict.get("stdout") is not streams[0] or sysdict.get("stderr") is not streams[1]:
