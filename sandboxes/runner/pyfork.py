@@ -152,7 +152,11 @@ class ForkServer:
                "procs": list(cgroup.procs_files) if cgroup is not None else [],
                "rlimits": [(r, s, h) for r, (s, h) in rlimits],
                "seccomp": bytes.fromhex(seccomp.filter_hex()) if use_seccomp and seccomp.supported() else b""}
-        out_r, out_w, err_r, err_w, ep_r, ep_w = _pipes()
+        try:
+            out_r, out_w, err_r, err_w, ep_r, ep_w = _pipes(req["uid"], req["gid"])
+        except OSError as exc:
+            res.setup_error = f"output pipes: {exc}"
+            return res
         code_fd = _sealed_memfd("code", code)
         try:
             sent = [stdin_fd, out_w, err_w, ep_w, code_fd]

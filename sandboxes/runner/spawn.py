@@ -196,10 +196,23 @@ class SpawnServer:
         return "spawn server unavailable"
 
 
-def _pipes() -> tuple[int, int, int, int, int, int]:
-    out_r, out_w = os.pipe2(os.O_CLOEXEC)
-    err_r, err_w = os.pipe2(os.O_CLOEXEC)
-    ep_r, ep_w = os.pipe2(os.O_CLOEXEC)
+def _pipes(uid: int | None = None, gid: int | None = None) -> tuple[int, int, int, int, int, int]:
+    """The run's stdout, stderr and report pipes. The output pipes belong to the run's uid, as
+    a shell's pipes belong to the user running the program: ``open('/dev/stdout', 'w')`` (a
+    re-open through /proc/self/fd, checked against the pipe's owner and mode 0600) then works
+    as it does bare. An OSError leaves nothing open."""
+    fds: list[int] = []
+    try:
+        for _ in range(3):
+            fds.extend(os.pipe2(os.O_CLOEXEC))
+        out_r, out_w, err_r, err_w, ep_r, ep_w = fds
+        if uid is not None and uid != os.geteuid():
+            for fd in (out_w, err_w):
+                os.fchown(fd, uid, uid if gid is None else gid)
+    except OSError:
+        for fd in fds:
+            os.close(fd)
+        raise
     try:
         fcntl.fcntl(out_r, F_SETPIPE_SZ, 1 << 20)
     except OSError:
@@ -228,7 +241,10 @@ def _read_pid_line(ep_r: int, timeout_s: float = 10.0) -> tuple[int | None, byte
 def spawn(argv, *, env, cwd, stdin_fd, rlimits, uid, gid, use_seccomp, cgroup_procs,
           shim: str | None = None, server: SpawnServer | None = None) -> Started | str:
     """Start the program; a str is a setup error (an IE: the program never ran)."""
-    out_r, out_w, err_r, err_w, ep_r, ep_w = _pipes()
+    try:
+        out_r, out_w, err_r, err_w, ep_r, ep_w = _pipes(uid, gid)
+    except OSError as exc:
+        return f"output pipes: {exc}"
     ours, theirs = (out_r, err_r, ep_r), (out_w, err_w, ep_w)
     base_kb, via, pid, early = 0, "fork", None, b""
     try:

@@ -303,6 +303,11 @@ BY_DESIGN = {
 }
 
 PROBES = {
+    # The run's own stdio re-opened by path (the pipes must belong to the run, as a shell's do).
+    "dev_stdin": "print(open('/dev/stdin').read().split()[1])\n",
+    "dev_stdout": "f = open('/dev/stdout', 'w')\nf.write(input() + '\\n')\nf.close()\nprint('after')\n",
+    "dev_stderr": "import sys\nopen('/dev/stderr', 'w').write('to err\\n')\nprint(input())\n",
+    "proc_fd1_append": "import os\nwith open('/proc/self/fd/1', 'a') as f:\n    print(os.getpid() > 0, file=f)\n",
     "modules": "import sys\nprint(sorted(sys.modules))\n",
     "globals": "print(sorted(globals()))\nprint(__name__, __doc__, __package__, __spec__, __cached__)\n",
     "loader": "print(type(__loader__).__name__, __loader__.name)\n",

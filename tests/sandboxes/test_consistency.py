@@ -31,6 +31,26 @@ def test_each_language_runs_aplusb(backend, language):
     assert 0 < r.wall_time_s < 4 and r.cpu_time_s >= 0 and r.memory_kb > 0
 
 
+REOPEN_STDIO = {
+    "python": ("import sys\nnums = open('/dev/stdin').read().split()\n"
+               "open('/dev/stderr', 'w').write('err\\n')\n"
+               "with open('/dev/stdout', 'w') as f:\n    f.write(str(int(nums[0]) + int(nums[1])) + '\\n')\n"),
+    "c": ('#include <stdio.h>\nint main(void){long a,b;if(!freopen("/dev/stdin","r",stdin))return 3;'
+          'if(scanf("%ld %ld",&a,&b)!=2)return 4;FILE*e=fopen("/dev/stderr","w");if(!e)return 5;'
+          'fputs("err\\n",e);fclose(e);FILE*o=fopen("/dev/stdout","w");if(!o)return 6;'
+          'fprintf(o,"%ld\\n",a+b);return fclose(o);}\n'),
+}
+
+
+@pytest.mark.parametrize("language", sorted(REOPEN_STDIO))
+def test_stdio_reopened_by_path_works_as_bare(backend, language):
+    """A program may open /dev/stdin, /dev/stdout or /dev/stderr by name, as it can when run
+    bare from a shell: the run's pipes are its own, not the judge's (mode 0600, owner)."""
+    r = backend.run_code(language, REOPEN_STDIO[language], b"20 22\n")
+    assert (r.status, r.exit_code) == (Status.OK, 0), r
+    assert r.stdout == b"42\n" and r.stderr == b"err\n"
+
+
 @pytest.mark.parametrize("language,code", [
     ("python", "print(1\n"),
     ("c", "int main(void) { return x; }\n"),
