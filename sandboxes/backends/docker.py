@@ -94,6 +94,7 @@ class DockerBackend(SandboxBackend):
         self._size = self.config.pool_size or os.cpu_count() or 1
         self._gate = PriorityGate(self._size)  # batches share the pool oldest first
         self._client = None
+        self._code_objects = convert.CodeObjects()
 
     @property
     def capacity(self) -> int:
@@ -207,6 +208,7 @@ class DockerBackend(SandboxBackend):
             art = reply.get("artifact")
             if art:
                 slot.artifacts.add(art["sha256"])
+                self._code_objects.note(reply)
             self.pool.release_later(slot, *_reset_verdict(reply))
             return convert.compile_result(reply)
         raise AssertionError("unreachable")
@@ -230,7 +232,8 @@ class DockerBackend(SandboxBackend):
                 try:
                     reply = await slot.conn.request(req, timeout)
                 except ArtifactEvicted:  # the agent's LRU dropped it: send the bytes again
-                    req["program"] = convert.program_ref(artifact, program, with_data=True)
+                    req["program"] = convert.program_ref(artifact, program, with_data=True,
+                                                         code_objects=self._code_objects)
                     reply = await slot.conn.request(req, timeout)
             except AgentError as e:
                 await self.pool.discard(slot, str(e))
@@ -248,7 +251,8 @@ class DockerBackend(SandboxBackend):
         raise AssertionError("unreachable")
 
     def _request(self, spec: RunSpec, artifact: Artifact, program: bytes, held: bool) -> dict:
-        return convert.run_request(spec, convert.program_ref(artifact, program, with_data=not held),
+        return convert.run_request(spec, convert.program_ref(artifact, program, with_data=not held,
+                                                       code_objects=self._code_objects),
                                    self.resolver, [])
 
 

@@ -86,6 +86,7 @@ class LocalBackend(SandboxBackend):
         self.python_fork_server = python_fork_server
         self._capacity = capacity or os.cpu_count() or 1
         self.resolver = convert.BlobResolver(resolver, pass_fds=True)
+        self._code_objects = convert.CodeObjects()
         self.output_store = output_store if output_store is not None else (
             resolver if hasattr(resolver, "put") else None)
         self.scratch_size_mb, self.uid_base, self.lock_dir = scratch_size_mb, uid_base, lock_dir
@@ -274,6 +275,7 @@ class LocalBackend(SandboxBackend):
             raise SandboxError(f"bad compile request: {exc}") from exc
         reply, slot = await self._call(req, [], timeout)
         res = convert.compile_result(reply)
+        self._code_objects.note(reply)
         if slot is not None and reply.get("artifact"):
             self._mark_held(slot, reply["artifact"]["sha256"])
         return res
@@ -339,7 +341,7 @@ class LocalBackend(SandboxBackend):
             fds: list[int] = []
             try:
                 try:
-                    req = convert.run_request(spec, convert.program_ref(art, data, with_data=with_data),
+                    req = convert.run_request(spec, convert.program_ref(art, data, with_data=with_data, code_objects=self._code_objects),
                                               self.resolver, fds)
                 except Exception as exc:  # noqa: BLE001 - missing/corrupt input: our failure, IE
                     return convert.ie_result(spec.id, f"cannot resolve run inputs: {exc}")
@@ -363,7 +365,7 @@ class LocalBackend(SandboxBackend):
         for with_data in (sha not in slot.held, True):
             fds: list[int] = []
             try:
-                req = convert.run_request(spec, convert.program_ref(art, data, with_data=with_data),
+                req = convert.run_request(spec, convert.program_ref(art, data, with_data=with_data, code_objects=self._code_objects),
                                           self.resolver, fds)
             except Exception as exc:  # noqa: BLE001 - missing/corrupt input: our failure, IE
                 for fd in fds:

@@ -172,11 +172,44 @@ class BlobResolver:
             raise
 
 
-def program_ref(art: Artifact, data: bytes, *, with_data: bool) -> dict:
+def program_ref(art: Artifact, data: bytes, *, with_data: bool, code_objects: CodeObjects | None = None) -> dict:
     ref = {"language": art.language, "sha256": hashlib.sha256(data).hexdigest()}
     if with_data:
         ref["data_b64"] = b64(data)
+        code = code_objects.get(ref["sha256"]) if code_objects is not None else None
+        if code is not None:
+            ref["pycode_b64"] = code
     return ref
+
+
+class CodeObjects:
+    """A Python program's compiled code object, as the slot that compiled it returned it
+    (``pycode_b64`` in the compile reply, keyed by the source's sha256). Sent along with
+    the source to a slot that does not hold the program yet, so a submission is compiled
+    once, not once per slot (PROTOCOL.md "Python fork server"). Bounded LRU (by bytes)."""
+
+    def __init__(self, max_bytes: int = 16 << 20):
+        self.max_bytes = max_bytes
+        self._codes: OrderedDict[str, str] = OrderedDict()
+        self._bytes = 0
+
+    def note(self, reply: dict) -> None:
+        """Keep the code object of a successful compile reply, if it carries one."""
+        art, code = reply.get("artifact"), reply.get("pycode_b64")
+        if not art or not isinstance(code, str) or len(code) > self.max_bytes:
+            return
+        sha = art["sha256"]
+        old = self._codes.pop(sha, None)
+        self._bytes += len(code) - (len(old) if old is not None else 0)
+        self._codes[sha] = code
+        while self._bytes > self.max_bytes:
+            self._bytes -= len(self._codes.popitem(last=False)[1])
+
+    def get(self, sha: str) -> str | None:
+        code = self._codes.get(sha)
+        if code is not None:
+            self._codes.move_to_end(sha)
+        return code
 
 
 def linked_blobs(spec: RunSpec) -> list[str]:

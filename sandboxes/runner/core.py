@@ -313,6 +313,12 @@ class Runner:
             if sha and hashlib.sha256(data).hexdigest() != sha:
                 raise RequestError("program: data does not match its sha256")
             self._remember(prog.get("language"), data)
+            code = prog.get("pycode_b64")
+            if code is not None and self.pyfork is not None and sha:
+                # Another slot's compile of this source (loaded only inside the run's fork).
+                if not isinstance(code, str) or len(code) > MAX_ARTIFACT_BYTES:
+                    raise RequestError("program: 'pycode_b64' must be a base64 string")
+                self._keep_code(sha, _unb64(code, "program code object"))
             return data
         if sha and sha in self._artifacts:
             self._artifacts.move_to_end(sha)
@@ -430,7 +436,10 @@ class Runner:
                     "wall_time_s": out.wall_time_s, "artifact": None}
         self._keep_code(hashlib.sha256(src).hexdigest(), out.stdout)
         art = self._remember(lang.artifact_language, src)
-        return {"status": "OK", "log": "", "wall_time_s": out.wall_time_s, "artifact": art}
+        # The code object goes back too: the host sends it with the source to slots that
+        # did not compile it, so they fork the run without a compile fork of their own.
+        return {"status": "OK", "log": "", "wall_time_s": out.wall_time_s, "artifact": art,
+                "pycode_b64": _b64(out.stdout)}
 
     def _mark_unforkable(self, sha: str) -> None:
         """A source whose code object cannot travel: its runs take the exec path at once."""

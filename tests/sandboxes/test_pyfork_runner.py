@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from sandboxes.runner.core import Runner, RunnerConfig
+from sandboxes.runner.core import RequestError, Runner, RunnerConfig
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the runner needs root to switch runs to a uid")
 
@@ -106,6 +106,31 @@ def test_compiled_once_per_source(runner):
     for i in range(3):
         assert run_py(runner, art, b"1\n")["stdout"] == b"2\n"
     assert calls == ["compile", "run", "run", "run"]
+
+
+def test_a_code_object_from_another_slot_saves_the_compile_fork(tmp_path, runner):
+    """The compile reply carries the code object; a runner sent it with the source runs
+    the test as one fork (no compile fork of its own), and runs what that source says."""
+    code = "import sys\nprint(sum(map(int, sys.stdin.read().split())), __name__)\n"
+    reply = runner.compile({"language": "python", "code": code})
+    assert reply["status"] == "OK" and reply["pycode_b64"]
+    other = Runner(RunnerConfig(scratch_root=str(tmp_path / "other"), uid=RUN_UID + 1, gid=RUN_UID + 1,
+                                python_fork_server=True))
+    calls = []
+    real = other.pyfork.run
+    other.pyfork.run = lambda **kw: calls.append(kw["op"]) or real(**kw)
+    try:
+        program = {"language": "python", "sha256": reply["artifact"]["sha256"],
+                   "data_b64": reply["artifact"]["data_b64"], "pycode_b64": reply["pycode_b64"]}
+        first = other.run({"program": program, "stdin": {"data_b64": _b64(b"1 2 3\n")}, "limits": {}})
+        assert base64.b64decode(first["stdout_b64"]) == b"6 __main__\n" and first["status"] == "OK"
+        again = run_py(other, reply["artifact"], b"40 2\n")
+        assert again["stdout"] == b"42 __main__\n"
+        assert calls == ["run", "run"]
+        with pytest.raises(RequestError, match="pycode_b64"):
+            other.run({"program": {**program, "pycode_b64": 7}, "stdin": {"data_b64": ""}, "limits": {}})
+    finally:
+        other.pyfork.stop()
 
 
 def test_artifact_is_the_source_as_on_the_exec_path(tmp_path, runner):
