@@ -10,14 +10,13 @@ the tensors still arrive exactly (same construction as test_weight_transfer).
 """
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
-from tests.rl_loop.test_weight_transfer import SHAPES, _full, _trainer  # noqa: E402
+from tests.rl_loop.test_weight_transfer import _full, two_ranks_and_an_engine  # noqa: E402
 
 ALL = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
 needs_two_cpus = pytest.mark.skipif(len(ALL) < 2, reason="needs 2 CPUs to tell one core from several")
@@ -64,29 +63,7 @@ def _engine(spec, plan, cores, q):
 @needs_two_cpus
 @pytest.mark.timeout(120)
 def test_sync_threads_run_on_the_given_cores_not_the_pinned_main_thread():
-    from rl_loop.weight_group import GroupSpec, WeightStore
-
-    store = WeightStore("127.0.0.1", timeout_s=60)
-    spec = GroupSpec("127.0.0.1", store.port, 3, "gloo", timeout_s=60).to_dict()
-    ctx = mp.get_context("spawn")
-    q = ctx.Queue()
-    trainers = [ctx.Process(target=_trainer, args=(spec, r, q)) for r in range(2)]
-    for p in trainers:
-        p.start()
-    plans = {}
-    while len(plans) < 2:
-        kind, rank, plan = q.get(timeout=60)
-        assert kind == "plan", plan
-        plans[rank] = plan
-    plan = [dict(p, shape=SHAPES[p["name"]], rows=[plans[0][i]["rows"], plans[1][i]["rows"]])
-            for i, p in enumerate(plans[0])]
-    engine = ctx.Process(target=_engine, args=(spec, plan, ALL, q))
-    engine.start()
-    results = [q.get(timeout=90) for _ in range(3)]
-    for p in (*trainers, engine):
-        p.join(timeout=30)
-        if p.is_alive():
-            p.kill()
+    results = two_ranks_and_an_engine(_engine, (ALL,))
     eng = next(r[1] for r in results if r[0] == "engine")
     assert isinstance(eng, dict), eng
     assert eng["bad"] == []

@@ -96,9 +96,9 @@ def _engine(spec, plan, q, hold=False):
         q.put(("engine", repr(exc)))
 
 
-@pytest.mark.timeout(120)
-@pytest.mark.parametrize("hold", [False, True], ids=["engine-ready", "engine-holds-v1"])
-def test_pieces_from_two_ranks_arrive_whole_and_as_exported(hold):
+def two_ranks_and_an_engine(engine, engine_args, hold=False) -> list:
+    """Start the weight group's store, two ``_trainer`` ranks and ``engine(spec, plan,
+    *engine_args, q)`` (the plan merged from both ranks); the three results put on the queue."""
     from rl_loop.weight_group import GroupSpec, WeightStore
 
     store = WeightStore("127.0.0.1", timeout_s=60)
@@ -117,12 +117,23 @@ def test_pieces_from_two_ranks_arrive_whole_and_as_exported(hold):
     plan = [dict(p, shape=SHAPES[p["name"]], rows=[plans[0][i]["rows"], plans[1][i]["rows"]])
             for i, p in enumerate(plans[0])]
     assert plan[2]["rows"] == [1, 0]  # a rank may hold no rows of a parameter
-    engine = ctx.Process(target=_engine, args=(spec, plan, q, hold))
-    engine.start()
+    eng = ctx.Process(target=engine, args=(spec, plan, *engine_args, q))
+    eng.start()
     results = [q.get(timeout=90) for _ in range(3)]
-    for p in (*trainers, engine):
+    for p in (*trainers, eng):
         p.join(timeout=30)
         if p.is_alive():
             p.kill()
+    return results
+
+
+def _engine_holding(spec, plan, hold, q):
+    _engine(spec, plan, q, hold)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("hold", [False, True], ids=["engine-ready", "engine-holds-v1"])
+def test_pieces_from_two_ranks_arrive_whole_and_as_exported(hold):
+    results = two_ranks_and_an_engine(_engine_holding, (hold,), hold)
     assert ("engine", []) in results, results
     assert sorted(r for r in results if r[0] == "done") == [("done", 0, None), ("done", 1, None)]
