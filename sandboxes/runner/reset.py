@@ -247,11 +247,12 @@ class SpaceCheck:
         return out
 
 
-def leftovers(*, ipc: bool, empty_dirs: list[str], scratch_root: str, keep_in_scratch,
+def leftovers(*, ipc: bool, empty_dirs: list[str], scratch_root: str | None, keep_in_scratch,
               space: SpaceCheck | None = None) -> list[str]:
     """What survived the clean-up, in words (empty: clean). Cheap: a few /proc reads.
 
-    ``keep_in_scratch(name)`` says which entries of the scratch root are the runner's own.
+    ``keep_in_scratch(name)`` says which entries of the scratch root are the runner's own;
+    ``scratch_root`` None (and ``empty_dirs`` empty) skip those reads.
     Processes are not scanned again here: ``core.kill_uid`` and ``kill_own_uid_strays``
     return only once /proc shows none (else they raise, and the request fails as internal,
     which makes the backend replace the sandbox too).
@@ -271,7 +272,7 @@ def leftovers(*, ipc: bool, empty_dirs: list[str], scratch_root: str, keep_in_sc
         if names:
             left.append(f"{d} not empty: {names[:5]}")
     try:
-        extra = sorted(n for n in os.listdir(scratch_root) if not keep_in_scratch(n))
+        extra = [] if scratch_root is None else sorted(n for n in os.listdir(scratch_root) if not keep_in_scratch(n))
     except OSError:
         extra = []
     if extra:

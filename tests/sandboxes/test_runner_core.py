@@ -246,3 +246,30 @@ def test_network_socket_rule_is_an_opt_in_addition_to_the_filter(mode):
             for fam in ("packet", "vsock"):
                 r[fam] = "ok" if r[fam] in ("ok", errno.EAFNOSUPPORT, errno.EPERM) else r[fam]
     assert res == {"shim": want, "fork": want}
+
+
+def test_a_box_is_removed_whole_and_no_link_in_it_is_followed(tmp_path):
+    from sandboxes.runner.core import remove_box
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("host file")
+    for name, nested in (("flat", False), ("nested", True)):
+        box = tmp_path / name
+        box.mkdir()
+        (box / "main").write_bytes(b"\x7fELF")
+        (box / "out.txt").write_text("x" * 10000)
+        (box / "link_to_file").symlink_to(outside / "keep.txt")
+        (box / "link_to_dir").symlink_to(outside)
+        if nested:
+            (box / "sub" / "deeper").mkdir(parents=True)
+            (box / "sub" / "deeper" / "f").write_text("y")
+            (box / "sub" / "link").symlink_to(outside)
+        remove_box(str(box))
+        assert not box.exists() and not box.is_symlink(), name
+    assert sorted(os.listdir(outside)) == ["keep.txt"] and (outside / "keep.txt").read_text() == "host file"
+    remove_box(str(tmp_path / "never-made"))  # nothing there: nothing to do, no error
+    link = tmp_path / "box-link"
+    link.symlink_to(outside)
+    remove_box(str(link))  # a box path that is a link is not followed into
+    assert (outside / "keep.txt").exists()
