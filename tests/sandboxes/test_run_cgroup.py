@@ -197,3 +197,70 @@ def test_cgroup_setup_failure_is_an_internal_error(tmp_path):
     runner = Runner(RunnerConfig(scratch_root=str(tmp_path / "s"), cgroup=bogus))
     out = runner.compile({"language": "python", "code": "print(1)"})
     assert out["status"] == "IE" and "cgroup" in out["log"], out
+
+
+TOUCH_MB = r"""
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv) {
+    size_t n = (size_t)atoi(argv[1]) << 20;
+    char *p = malloc(n);
+    if (!p) return 3;
+    memset(p, 1, n);
+    return p[n / 2] == 1 ? 0 : 4;
+}
+"""
+SPIN = "#include <time.h>\nint main(void){volatile long x=0;clock_t e=clock()+CLOCKS_PER_SEC/3;while(clock()<e)x++;return 0;}\n"
+TINY = "int main(void){return 0;}\n"
+
+
+def _compiled(runner: Runner, code: str) -> dict:
+    c = runner.compile({"language": "c", "code": code, "limits": {"wall_time_s": 60, "cpu_time_s": 30}})
+    assert c["status"] == "OK", c
+    return c["artifact"]
+
+
+def test_a_reused_run_group_shows_each_run_what_a_fresh_one_would(scratch):
+    """A v1 run group is reset and used again after a run (not removed and made anew): no
+    run may see the last one's memory peak, OOM kill or CPU time, and the memory limit
+    stays the run's own (what the kernel keeps charged is added to it, taken off the peak)."""
+    tree = _tree()
+    if tree.version != 1:
+        pytest.skip("groups are reused on cgroup v1 only")
+    try:
+        slot = tree.slot("slot-reuse")
+        runner = Runner(RunnerConfig(scratch_root=scratch, uid=65534, gid=65534, cgroup=slot))
+        fresh = Runner(RunnerConfig(scratch_root=scratch + "/f", uid=65534, gid=65534,
+                                    cgroup=tree.slot("slot-fresh")))
+        os.makedirs(scratch + "/f", exist_ok=True)
+        os.chmod(scratch + "/f", 0o755)
+        touch, spin, tiny = _compiled(runner, TOUCH_MB), _compiled(runner, SPIN), _compiled(runner, TINY)
+
+        def run(art, *args, **limits):
+            out = runner.run({"program": {"language": art["language"], "sha256": art["sha256"]},
+                              "args": list(args), "limits": {"memory_mb": 256, **limits}})
+            runner.housekeeping()
+            return out
+
+        first = run(tiny)
+        spare = runner._spare
+        big = run(touch, "150")
+        assert big["status"] == "OK" and big["memory_kb"] >= 150 * 1024, big
+        after_big = run(tiny)
+        mle = run(touch, "200", memory_mb=64)
+        assert mle["status"] == "MLE", mle
+        after_mle = run(touch, "20", memory_mb=64)  # same limit as the MLE run: no rewrite
+        assert after_mle["status"] == "OK" and 20 * 1024 <= after_mle["memory_kb"] < 40 * 1024, after_mle
+        assert run(spin, cpu_time_s=5)["cpu_time_s"] >= 0.3
+        after_spin = run(tiny)
+        assert after_spin["cpu_time_s"] < 0.1, after_spin
+        assert runner._spare is spare and spare.uses >= 6, "the same group served every run"
+        ref = fresh.run({"program": {**tiny}, "limits": {"memory_mb": 256}})
+        for out in (first, after_big, after_spin):
+            assert out["status"] == "OK" and out["memory_kb"] <= ref["memory_kb"] + 256, (out, ref)
+        # The limit is the run's: 250 MB fits a 256 MB limit in a reused group as in a fresh one.
+        assert run(touch, "240")["status"] == "OK"
+        if fresh.pyfork is not None:
+            fresh.pyfork.stop()
+    finally:
+        tree.close()
