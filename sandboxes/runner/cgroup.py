@@ -177,7 +177,7 @@ class RunCgroup:
             _write(f"{self.paths['cpuacct']}/cpuacct.usage", "0")
             _write(f"{mem}/memory.max_usage_in_bytes", "0")
             base = int(_read(f"{mem}/memory.usage_in_bytes"))
-            if base > self.MAX_BASE or self.pids():
+            if base > self.MAX_BASE:  # (no process: ``kill`` returned only once it was empty)
                 return False
             self._oom_base = _keyed(f"{mem}/memory.oom_control").get("oom_kill", 0)
             self._mem_base = base
