@@ -124,13 +124,6 @@ class RunCgroup:
         self.paths = {k: os.path.join(d, name) for k, d in parent.dirs.items()}
         self._empty = False
         self.limits: tuple[int, int] | None = None  # (memory bytes, pids) once set
-        # A v1 group is used again after a run (``recycle``) instead of being removed and
-        # made anew (4 mkdir + 4 rmdir, ~175 us of CPU a run): what the kernel still
-        # charges to it then (~180 KB of kernel memory) is its base, added to the memory
-        # limit and taken off the peak, so a run sees what a fresh group would show it.
-        self._mem_base = 0
-        self._oom_base = 0
-        self.uses = 1
         made = []
         try:
             for path in self.paths.values():
@@ -155,45 +148,9 @@ class RunCgroup:
         try:
             self._set_limits(memory_bytes, max_pids)
             self.limits = (memory_bytes, max_pids)
-            self._limit_base = self._mem_base
         except OSError as exc:
             self.limits = None
             raise CgroupError(exc.errno or errno.EIO, f"cannot set run cgroup limits: {exc}") from exc
-
-    _limit_base = 0  # the base the memory limit written last includes
-    MAX_USES = 256  # then a fresh group: whatever a group keeps stays bounded
-    MAX_BASE = 1 << 20  # more left charged after a run than this (reclaim failing): a fresh group
-
-    def recycle(self) -> bool:
-        """Make this (killed, empty) group ready for the next run: CPU and memory high-water
-        counters reset, the OOM-kill count noted, and what the kernel still charges to it
-        (reclaimed first if over ``MAX_BASE``) becomes the base the next limit and peak
-        are corrected by. False: not possible (cgroup v2, whose memory.peak cannot be reset on every
-        kernel; a failed write; too much left charged; used long enough): remove it."""
-        if self.version != 1 or not self._empty or self.uses >= self.MAX_USES:
-            return False
-        mem = self.paths["memory"]
-        try:
-            base = int(_read(f"{mem}/memory.usage_in_bytes"))  # (no process left: ``kill`` saw to it)
-            if base > self.MAX_BASE:
-                # Page cache the run read first is charged here: reclaim it. Only then: it
-                # drains every CPU's page lists and waits (~1 ms, more under load).
-                _write(f"{mem}/memory.force_empty", "0")
-                base = int(_read(f"{mem}/memory.usage_in_bytes"))
-                if base > self.MAX_BASE:
-                    return False
-            _write(f"{self.paths['cpuacct']}/cpuacct.usage", "0")
-            _write(f"{mem}/memory.max_usage_in_bytes", "0")
-            base = int(_read(f"{mem}/memory.usage_in_bytes"))
-            self._oom_base = _keyed(f"{mem}/memory.oom_control").get("oom_kill", 0)
-            self._mem_base = base
-            if self.limits is not None and base != self._limit_base:
-                self.set_limits(*self.limits)
-        except (OSError, ValueError, CgroupError):
-            return False
-        self._empty = False
-        self.uses += 1
-        return True
 
     def _set_limits(self, memory_bytes: int, max_pids: int) -> None:
         if self.version == 2:
@@ -204,14 +161,12 @@ class RunCgroup:
             _write(f"{d}/pids.max", str(max_pids))
             return
         mem = self.paths["memory"]
-        memory_bytes += self._mem_base
         files = [f"{mem}/memory.limit_in_bytes"]
         if _has_memsw(mem):  # no swapping past the limit
             # memsw may never be below the memory limit: raise it first, lower it last (a
             # spare group made ahead of time carries the previous run's limits).
             memsw = f"{mem}/memory.memsw.limit_in_bytes"
-            now = self.limits[0] + self._limit_base if self.limits else None
-            files = [memsw, files[0]] if now is not None and memory_bytes > now else [files[0], memsw]
+            files = [memsw, files[0]] if self.limits and memory_bytes > self.limits[0] else [files[0], memsw]
         for path in files:
             _write(path, str(memory_bytes))
         _write(f"{self.paths['pids']}/pids.max", str(max_pids))
@@ -243,7 +198,7 @@ class RunCgroup:
         base = self.paths["unified" if self.version == 2 else "memory"]
         name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
         try:
-            return max(0, int(_read(f"{base}/{name}")) - self._mem_base) // 1024
+            return int(_read(f"{base}/{name}")) // 1024
         except (OSError, ValueError):
             return 0
 
@@ -251,7 +206,7 @@ class RunCgroup:
         """Did the kernel kill something of the run because the group hit its memory limit?"""
         if self.version == 2:
             return _keyed(f"{self.paths['unified']}/memory.events").get("oom_kill", 0) > 0
-        return _keyed(f"{self.paths['memory']}/memory.oom_control").get("oom_kill", 0) > self._oom_base
+        return _keyed(f"{self.paths['memory']}/memory.oom_control").get("oom_kill", 0) > 0
 
     def pids(self) -> list[int]:
         path = self.paths["unified" if self.version == 2 else "pids"]

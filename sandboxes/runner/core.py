@@ -527,19 +527,12 @@ class Runner:
         if self.cfg.cgroup is None:
             return
         if self._spare is None:
-            # The last run's group again, its counters reset (v1), else a new one.
-            if self._retired and self._retired[-1].recycle():
-                self._spare = self._retired.pop()
-        if self._spare is None:
             try:
                 self._spare = self._new_group()
+                if self._last_limits is not None:  # most runs of a batch share their limits
+                    self._spare.set_limits(*self._last_limits)
             except cgroups.CgroupError as exc:
                 print(f"runner: cannot make the next run group: {exc}", file=sys.stderr)
-        if self._spare is not None and self._last_limits is not None and self._spare.limits != self._last_limits:
-            try:  # most runs of a batch share their limits
-                self._spare.set_limits(*self._last_limits)
-            except cgroups.CgroupError as exc:
-                print(f"runner: cannot set the next run group's limits: {exc}", file=sys.stderr)
         while self._retired and (busy is None or len(self._retired) > self._MAX_RETIRED or not busy()):
             group = self._retired.pop()
             try:
