@@ -156,7 +156,7 @@ class DistributedConfig(_Section):
         "so the other nodes know it). Their ranks authenticate with the hex key in env RL_LOOP_AUTHKEY.")
     weight_sync: Literal["group", "file"] = Field(
         "group", description="group: in place, each trainer rank sends its shards to every engine over a "
-        "gloo/NCCL weight group; file: rank 0 gathers the full state to a safetensors file on /dev/shm (fallback).")
+        "weight group (NCCL when every trainer rank and engine has a GPU of its own, else gloo); file: rank 0 gathers the full state to a safetensors file on /dev/shm (fallback).")
     engine_copy_in: Literal["direct", "plain", "reload"] = Field(
         "direct", description="How synced weights enter an engine: direct (copies into the model's own tensors, "
         "then each CPU GEMM layer re-packs its oneDNN kernel), plain (CPU: copies only, layers switch to torch's "

@@ -60,6 +60,7 @@ class ShardSender:
         self.update_wait_s = 0.0  # seconds `before_update` held the trainer (all calls)
         self.update_snapshots = 0  # exports `before_update` turned into snapshots
         self._transfers = 0
+        self.stage_device: torch.device | None = None  # snapshot buffers' device (None: the shards')
 
     def local_plan(self) -> list[dict]:
         """Name, full shape, dtype and this rank's row count of each parameter, in send order."""
@@ -71,7 +72,12 @@ class ShardSender:
         return out
 
     def join(self, pg, store, generator_ranks: list[int]) -> None:
+        from rl_loop.weight_group import backend_name
+
         self.pg, self.store, self.generators = pg, store, list(generator_ranks)
+        if backend_name(pg) == "gloo" and _local(self.params[0][1].data).is_cuda:
+            # gloo sends host memory: GPU shards go through a CPU snapshot at every export.
+            self.live, self.stage_device = False, torch.device("cpu")
         threading.Thread(target=self._run, name="rl-weight-sender", daemon=True).start()
 
     def _buffer(self) -> torch.Tensor:
@@ -82,8 +88,9 @@ class ShardSender:
         if self._made < self._max_pending:
             self._made += 1
             numel = sum(_local(p.data).numel() for _, p in self.params)
-            dev = _local(self.params[0][1].data).device
-            return torch.empty(numel, dtype=self.params[0][1].dtype, device=dev)
+            dev = self.stage_device or _local(self.params[0][1].data).device
+            return torch.empty(numel, dtype=self.params[0][1].dtype, device=dev,
+                               pin_memory=dev.type == "cpu" and torch.cuda.is_available())
         return self._pool.get()  # every buffer is queued: wait for the sender to free one
 
     @torch.no_grad()

@@ -34,7 +34,11 @@ def _backend() -> str:
 
 def _device() -> torch.device:
     if torch.cuda.is_available():
-        return torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
+        local, n = int(os.environ.get("LOCAL_RANK", "0")), torch.cuda.device_count()
+        if local >= n:  # NCCL refuses two ranks on one GPU ("Duplicate GPU detected")
+            raise RuntimeError(f"trainer rank with LOCAL_RANK {local} has no GPU of its own: this node has {n}; "
+                               f"set trainer.world_size / distributed.nnodes so each node runs at most {n} ranks")
+        return torch.device("cuda", local)
     return torch.device("cpu")
 
 

@@ -14,6 +14,14 @@ kernel, and is not itself a member. Every member binds its data connections to t
 address it uses to reach the store: 127.0.0.1 on one machine, the node's own interface in a
 multi-host job, with no extra configuration.
 
+Backend (`GroupSpec.backend`): "nccl", "gloo" or "auto" (the default). NCCL refuses two
+members on one GPU ("Duplicate GPU detected", seen on a one-GPU H200 machine with trainer
+and engine sharing the device), so "auto" lets the members decide together at join: each
+writes the UUID of its current CUDA device (empty on CPU) to the store, reads everyone's,
+and all choose NCCL only when every member has a GPU of its own, else gloo. Over gloo, GPU
+members move the tensors through host memory (the trainer snapshots its shards to a CPU
+buffer, the engine stages on CPU and copies in): slower, but it works wherever the job does.
+
 Messages are point-to-point (`send`/`recv` of contiguous tensors): trainer rank r sends its
 own FSDP shard rows of each parameter to each generator; nothing is gathered on one rank.
 
@@ -38,8 +46,26 @@ import torch.distributed as dist
 
 
 def default_backend() -> str:
-    """The same code on both machines: only the backend name differs."""
-    return "nccl" if torch.cuda.is_available() else "gloo"
+    """Decided by the members at join (see the module doc): NCCL when each has its own GPU."""
+    return "auto"
+
+
+def device_id() -> str:
+    """UUID of this process's current CUDA device ("" without CUDA): what NCCL calls one GPU."""
+    if not torch.cuda.is_available():
+        return ""
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    uid = getattr(props, "uuid", None)
+    return str(uid) if uid is not None else f"{props.name}/{getattr(props, 'pci_bus_id', '?')}"
+
+
+def choose_backend(ids: list[str]) -> str:
+    """NCCL only when every member is on a GPU and no two share one."""
+    return "nccl" if all(ids) and len(set(ids)) == len(ids) else "gloo"
+
+
+def backend_name(pg) -> str:
+    return pg.name()
 
 
 def local_addr_towards(host: str, port: int) -> str:
@@ -95,7 +121,8 @@ def join(spec: dict, rank: int, cores=None):
 
     `cores`: the CPUs the group's I/O threads may use (None: this thread's own mask).
     Returns (backend, store): callers use the backend's `send`/`recv` (tensor lists) and
-    `.wait()`, and the store for the pacing counters (`bump` / `wait_count`).
+    `.wait()`, and the store for the pacing counters (`bump` / `wait_count`);
+    `backend_name(backend)` says which one "auto" chose.
     """
     with thread_affinity(cores):
         return _join(spec, rank)
@@ -105,7 +132,11 @@ def _join(spec: dict, rank: int):
     timeout = timedelta(seconds=spec["timeout_s"])
     store = dist.TCPStore(spec["host"], spec["port"], is_master=False, timeout=timeout)
     prefixed = dist.PrefixStore(spec["name"], store)
-    if spec["backend"] == "nccl":  # pragma: no cover - needs GPUs (not run on this machine)
+    backend = spec["backend"]
+    if backend == "auto":  # every member reads the same ids, so all make the same choice
+        prefixed.set(f"device/{rank}", device_id())
+        backend = choose_backend([prefixed.get(f"device/{r}").decode() for r in range(spec["world"])])
+    if backend == "nccl":  # pragma: no cover - needs one GPU per member (not on this machine)
         # NCCL picks its own interface (NCCL_SOCKET_IFNAME where needed); the caller has set
         # its CUDA device, and sends/recvs then use GPU tensors, with the same code as gloo.
         opts = dist.ProcessGroupNCCL.Options()

@@ -68,6 +68,10 @@ class ShardReceiver(threading.Thread):
             raise SyncError(f"one dtype per model expected, got {sorted(dtypes)}")
         self.dtype = getattr(torch, dtypes.pop())
         total = sum(math.prod(p["shape"]) for p in plan)
+        from rl_loop.weight_group import backend_name
+
+        if backend_name(pg) == "gloo":  # gloo receives into host memory; copy-in moves it to `device`
+            device = torch.device("cpu")
         # Touched once here (zero fill) so page faults are not paid by the first transfer.
         self.flat = torch.zeros(total, dtype=self.dtype, device=device)
         self.nbytes = total * self.flat.element_size()

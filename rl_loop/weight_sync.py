@@ -6,7 +6,7 @@ because the deterministic schedule (`rl_loop.schedule`) needs them apart.
 
 `GroupWeightSync` (default, `weight_sync.method: group`): in place, through a process group.
 Trainer ranks and one worker per engine share a weight-update group (`rl_loop.weight_group`:
-gloo on CPU, NCCL when CUDA is available, same code). `export(v)`: every rank copies its own
+NCCL when each member has a GPU of its own, else gloo; same code). `export(v)`: every rank copies its own
 FSDP shard rows into a snapshot buffer (no collective, no full-state gather) and a sender
 thread streams them, parameter by parameter, to every engine's receiver thread, which
 receives each piece in place in a full-size staging tensor (`rl_loop.trainer_sync`,

@@ -79,7 +79,11 @@ def _engine(spec, plan, q, hold=False):
         from rl_loop.weight_group import join
         from rl_loop.weight_receiver import ShardReceiver
 
+        from rl_loop.weight_group import backend_name
+
         pg, store = join(spec, 2)
+        if backend_name(pg) != "gloo":  # "auto" on CPU members
+            raise RuntimeError(f"members without GPUs chose {backend_name(pg)}")
         rx = ShardReceiver(pg, store, plan, 2, torch.device("cpu"))
         rx.start()
         bad = []
@@ -99,10 +103,10 @@ def _engine(spec, plan, q, hold=False):
 def two_ranks_and_an_engine(engine, engine_args, hold=False) -> list:
     """Start the weight group's store, two ``_trainer`` ranks and ``engine(spec, plan,
     *engine_args, q)`` (the plan merged from both ranks); the three results put on the queue."""
-    from rl_loop.weight_group import GroupSpec, WeightStore
+    from rl_loop.weight_group import GroupSpec, WeightStore, default_backend
 
     store = WeightStore("127.0.0.1", timeout_s=60)
-    spec = GroupSpec("127.0.0.1", store.port, 3, "gloo", timeout_s=60).to_dict()
+    spec = GroupSpec("127.0.0.1", store.port, 3, default_backend(), timeout_s=60).to_dict()
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
     trainers = [ctx.Process(target=_trainer, args=(spec, r, q, hold)) for r in range(2)]
@@ -137,3 +141,14 @@ def test_pieces_from_two_ranks_arrive_whole_and_as_exported(hold):
     results = two_ranks_and_an_engine(_engine_holding, (hold,), hold)
     assert ("engine", []) in results, results
     assert sorted(r for r in results if r[0] == "done") == [("done", 0, None), ("done", 1, None)]
+
+
+def test_nccl_is_chosen_only_when_every_member_has_a_gpu_of_its_own():
+    """NCCL refuses two members on one device ("Duplicate GPU detected", seen on a one-GPU
+    machine with bench/gpu_paths.py): "auto" must fall back to gloo there, and on CPU."""
+    from rl_loop.weight_group import choose_backend
+
+    assert choose_backend(["GPU-a", "GPU-b", "GPU-c"]) == "nccl"
+    assert choose_backend(["GPU-a", "GPU-a", "GPU-b"]) == "gloo"  # trainer and engine share a GPU
+    assert choose_backend(["GPU-a", ""]) == "gloo"  # one member on CPU
+    assert choose_backend(["", "", ""]) == "gloo"
