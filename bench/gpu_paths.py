@@ -34,21 +34,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-SHAPES = {"emb.weight": [6, 4], "norm.weight": [4], "head.bias": [1]}
 
 
-def _full(torch, name: str, version: int):
-    i = list(SHAPES).index(name)
-    n = 1
-    for d in SHAPES[name]:
-        n *= d
-    return (version * 1000 + i + torch.arange(n, dtype=torch.float32)).view(SHAPES[name])
+def _expected():
+    """The shard layout and values of the weight-transfer test (known by construction)."""
+    from tests.rl_loop.test_weight_transfer import SHAPES, _full, _rows
 
-
-def _rows(name: str, rank: int) -> slice:
-    n = SHAPES[name][0]
-    per = -(-n // 2)
-    return slice(min(rank * per, n), min((rank + 1) * per, n))
+    return SHAPES, _full, _rows
 
 
 def _device(torch, rank: int):
@@ -67,20 +59,21 @@ def _sender(spec, rank, q):
         from rl_loop.weight_group import join
 
         dev = _device(torch, rank)
+        SHAPES, _full, _rows = _expected()
         model = torch.nn.Module()
         for name in SHAPES:
             mod, pname = name.split(".")
             if not hasattr(model, mod):
                 model.add_module(mod, torch.nn.Module())
             getattr(model, mod).register_parameter(
-                pname, torch.nn.Parameter(_full(torch, name, 1)[_rows(name, rank)].clone().to(dev)))
+                pname, torch.nn.Parameter(_full(name, 1)[_rows(name, rank)].clone().to(dev)))
         sender = ShardSender(model, rank, 2)
         q.put(("plan", rank, sender.local_plan()))
         sender.join(*join(spec, rank), [2])
         for v in (1, 2):
             with torch.no_grad():
                 for name, p in model.named_parameters():
-                    p.copy_(_full(torch, name, v)[_rows(name, rank)])
+                    p.copy_(_full(name, v)[_rows(name, rank)])
             sender.export(v)
             sender.before_update()
         deadline = time.monotonic() + 30
@@ -100,13 +93,14 @@ def _receiver(spec, plan, q):
         from rl_loop.weight_receiver import ShardReceiver
 
         dev = _device(torch, 2)
+        _, _full, _ = _expected()
         pg, store = join(spec, 2)
         rx = ShardReceiver(pg, store, plan, 2, dev)
         rx.start()
         bad = []
         for v in (1, 2):
             for name, t in rx.take(v, 30):
-                if not torch.equal(t.to(dev).cpu(), _full(torch, name, v)):
+                if not torch.equal(t.to(dev).cpu(), _full(name, v)):
                     bad.append((v, name))
             rx.release()
         q.put(("engine", f"{backend_name(pg)}, staged on {rx.flat.device.type}", bad))
@@ -117,6 +111,7 @@ def _receiver(spec, plan, q):
 def weight_group(backend: str) -> dict:
     from rl_loop.weight_group import GroupSpec, WeightStore
 
+    SHAPES = _expected()[0]
     store = WeightStore("127.0.0.1", timeout_s=60)
     spec = GroupSpec("127.0.0.1", store.port, 3, backend, timeout_s=60).to_dict()
     ctx = mp.get_context("spawn")
