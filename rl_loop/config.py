@@ -162,6 +162,10 @@ class DistributedConfig(_Section):
         "then each CPU GEMM layer re-packs its oneDNN kernel), plain (CPU: copies only, layers switch to torch's "
         "GEMM; faster, but its results depend on batching, so runs are no longer bit-identical) or reload "
         "(vLLM's layer-wise reload). Models direct/plain cannot map use reload.")
+    weight_group_backend: Literal["auto", "nccl", "gloo"] = Field(
+        "auto", description="Backend of the weight group: auto (the members compare GPU UUIDs at join and use NCCL "
+        "only when every trainer rank and engine has a GPU of its own; NCCL refuses two members on one GPU), nccl, "
+        "or gloo (host memory; GPU members copy through pinned CPU buffers).")
     weight_sync_timeout_s: float = Field(300.0, gt=0, description="Weight-group join/transfer timeout, seconds.")
 
 

@@ -136,6 +136,9 @@ def _join(spec: dict, rank: int):
     if backend == "auto":  # every member reads the same ids, so all make the same choice
         prefixed.set(f"device/{rank}", device_id())
         backend = choose_backend([prefixed.get(f"device/{r}").decode() for r in range(spec["world"])])
+    if backend == "nccl" and not torch.cuda.is_available():
+        raise RuntimeError(f"weight group member {rank}: backend nccl needs a GPU and this process has none "
+                           "(distributed.weight_group_backend: auto chooses gloo here)")
     if backend == "nccl":  # pragma: no cover - needs one GPU per member (not on this machine)
         # NCCL picks its own interface (NCCL_SOCKET_IFNAME where needed); the caller has set
         # its CUDA device, and sends/recvs then use GPU tensors, with the same code as gloo.

@@ -152,3 +152,23 @@ def test_nccl_is_chosen_only_when_every_member_has_a_gpu_of_its_own():
     assert choose_backend(["GPU-a", "GPU-a", "GPU-b"]) == "gloo"  # trainer and engine share a GPU
     assert choose_backend(["GPU-a", ""]) == "gloo"  # one member on CPU
     assert choose_backend(["", "", ""]) == "gloo"
+
+
+def test_forcing_nccl_without_a_gpu_is_a_clear_error():
+    from rl_loop.weight_group import GroupSpec, WeightStore, join
+
+    if torch.cuda.is_available():
+        pytest.skip("this member has a GPU")
+    store = WeightStore("127.0.0.1", timeout_s=5)
+    spec = GroupSpec("127.0.0.1", store.port, 1, "nccl", timeout_s=5).to_dict()
+    with pytest.raises(RuntimeError, match="nccl needs a GPU"):
+        join(spec, 0)
+
+
+def test_weight_group_backend_is_a_validated_setting():
+    from rl_loop.config import load_config
+
+    assert load_config(None, ["distributed.weight_group_backend=gloo"]).distributed.weight_group_backend == "gloo"
+    assert load_config(None, []).distributed.weight_group_backend == "auto"
+    with pytest.raises(Exception, match="weight_group_backend"):
+        load_config(None, ["distributed.weight_group_backend=mpi"])
