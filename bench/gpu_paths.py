@@ -10,6 +10,8 @@ Prints one JSON object with a section per check; each has "ok" and what was meas
   training steps (loss, grad norm, log-probs moved with the advantage), save/load round
   trip; with --reference, the log-probs before and after training compared with a CPU run
   of the same steps (--write-reference makes that file on a CPU machine);
+* too_many_ranks (GPU only): one more trainer rank than GPUs; NCCL cannot put two ranks on
+  one device, so the start must fail with the rank's reason;
 * weight_group: the in-place weight transfer over the weight group with the default
   backend ("auto"): two "trainer ranks" holding half the rows of each parameter on GPU
   (rank % GPUs) and one "engine" (`ShardReceiver`); every tensor must arrive exactly.
@@ -178,6 +180,8 @@ def trainer(model: str) -> dict:
         out["steps"] = steps
         after = run(t.logprobs(seqs[:2]))
         out["logprobs_after"] = after
+        exp = run(t.export_weights(str(work / "w.safetensors")))  # the file fallback: gather on rank 0
+        out["export_file"] = {"bytes": exp.get("bytes"), "s": exp.get("seconds")}
         run(t.save(str(work / "ckpt")))
         run(t.train(seqs, t.version, False))
         run(t.load(str(work / "ckpt")))
@@ -195,6 +199,27 @@ def trainer(model: str) -> dict:
     return out
 
 
+def too_many_ranks(model: str) -> dict:
+    """More trainer ranks on a node than it has GPUs: the start must fail and say why."""
+    import torch
+
+    from rl_loop.algorithms import resolve_algorithm
+    from rl_loop.trainer import Trainer, TrainerSettings
+
+    world = torch.cuda.device_count() + 1
+    work = Path(tempfile.mkdtemp(prefix="gpu_paths_"))
+    t = Trainer(TrainerSettings(model_path=model, world_size=world, spec=resolve_algorithm("grpo", 8).to_dict(),
+                                log_path=str(work / "trainer.log"), start_timeout_s=120))
+    try:
+        t.start()
+        return {"world_size": world, "ok": False, "error": "started: a rank shares a GPU"}
+    except Exception as exc:  # noqa: BLE001 - the expected outcome
+        msg = str(exc)
+        return {"world_size": world, "ok": "has no GPU of its own" in msg, "error": msg[:600]}
+    finally:
+        t.stop()
+
+
 def compare(res: dict, ref: dict) -> dict:
     diffs = {}
     for key in ("logprobs_before", "logprobs_after"):
@@ -210,7 +235,7 @@ def main() -> None:
     ap.add_argument("--out", default=None)
     ap.add_argument("--reference", default=None)
     ap.add_argument("--write-reference", default=None)
-    ap.add_argument("--only", nargs="*", default=["trainer", "weight_group", "weight_group_nccl"])
+    ap.add_argument("--only", nargs="*", default=["trainer", "too_many_ranks", "weight_group", "weight_group_nccl"])
     a = ap.parse_args()
     import torch
 
@@ -225,6 +250,8 @@ def main() -> None:
             Path(a.write_reference).write_text(json.dumps(res["trainer"]))
         if a.reference and Path(a.reference).exists():
             res["trainer"]["vs_reference_max_abs_diff"] = compare(res["trainer"], json.loads(Path(a.reference).read_text()))
+    if "too_many_ranks" in a.only and torch.cuda.is_available():
+        res["too_many_ranks"] = too_many_ranks(a.model)
     if "weight_group" in a.only:
         res["weight_group"] = weight_group(default_backend())
     if "weight_group_nccl" in a.only and torch.cuda.is_available():

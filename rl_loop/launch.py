@@ -63,6 +63,11 @@ def rank_cores(cores: list[int], local_rank: int, local_world: int) -> list[int]
     return cores[local_rank * k:(local_rank + 1) * k]
 
 
+# A trainer rank that cannot start prints this, then its reason, on one line; the controller
+# quotes it (`rl_loop.trainer.last_error_line`).
+FAIL_MARK = "rl-loop trainer rank failed at start:"
+
+
 def pin_this_rank() -> list[int] | None:
     """Apply RL_TRAINER_CPU_CORES to this process: affinity plus one torch thread per core."""
     raw = os.environ.get("RL_TRAINER_CPU_CORES")

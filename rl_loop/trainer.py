@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import os
 import secrets
 import signal
 import subprocess
@@ -22,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import Listener
 
 from rl_loop.config import DistributedConfig, ModelConfig, TrainerConfig
-from rl_loop.launch import shared_authkey, torchrun_cmd, trainer_env
+from rl_loop.launch import FAIL_MARK, shared_authkey, torchrun_cmd, trainer_env
 
 
 
@@ -52,6 +53,26 @@ def _die_with_parent() -> None:  # runs in the child before exec
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except OSError:
         pass
+
+
+def last_error_line(log_path: str | None, tail_bytes: int = 65536) -> str | None:
+    """The last `SomethingError: message` line of a log (a rank's reason for dying), if any."""
+    import re
+
+    if not log_path:
+        return None
+    try:
+        with open(log_path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - tail_bytes))
+            text = f.read().decode(errors="replace")
+    except OSError:
+        return None
+    marked = [ln for ln in text.splitlines() if ln.startswith(FAIL_MARK)]
+    if marked:  # a rank's own reason beats the errors of the ranks that died after it
+        return marked[0][len(FAIL_MARK):].strip()
+    hits = re.findall(r"^\s*((?:[\w.]+\.)?\w*(?:Error|Exception): .+)$", text, re.M)
+    return hits[-1].strip() if hits else None
 
 
 def _default(section, name: str):
@@ -123,8 +144,9 @@ class Trainer:
                 break
             except (TimeoutError, OSError) as exc:
                 if self.proc.poll() is not None:
-                    raise TrainerError(f"trainer exited with {self.proc.returncode} before connecting "
-                                       f"(log: {self.s.log_path})") from exc
+                    why = last_error_line(self.s.log_path)
+                    raise TrainerError(f"trainer exited with {self.proc.returncode} before connecting"
+                                       f"{': ' + why if why else ''} (log: {self.s.log_path})") from exc
                 if time.monotonic() > deadline:
                     self.stop()
                     raise TrainerError("trainer did not connect in time") from exc
@@ -159,7 +181,9 @@ class Trainer:
             self.conn.send(msg)
             reply = self.conn.recv()
         except (OSError, EOFError) as exc:
-            raise TrainerError(f"trainer connection lost during {msg['cmd']!r}: {exc}") from exc
+            why = last_error_line(self.s.log_path)
+            raise TrainerError(f"trainer connection lost during {msg['cmd']!r}: {exc}"
+                               f"{' (' + why + ')' if why else ''} (log: {self.s.log_path})") from exc
         if not reply.get("ok"):
             raise TrainerError(f"trainer failed {msg['cmd']!r}: {reply.get('error')}\n{reply.get('trace', '')}")
         return reply

@@ -434,13 +434,20 @@ def _exit_with_parent(poll_s: float = 0.2) -> None:
 
 
 def main() -> None:
-    from rl_loop.launch import pin_this_rank
+    from rl_loop.launch import FAIL_MARK, pin_this_rank
 
     _exit_with_parent()
-    pin_this_rank()  # before any torch thread pool exists
-    dist.init_process_group(backend=_backend())
-    if torch.cuda.is_available():
-        torch.cuda.set_device(_device())
+    try:
+        pin_this_rank()  # before any torch thread pool exists
+        device = _device()
+        dist.init_process_group(backend=_backend())
+    except Exception as exc:
+        # One line the controller quotes (`rl_loop.trainer.last_error_line`): torchrun's own
+        # summary does not carry the reason, and the other ranks die of this one's absence.
+        print(f"{FAIL_MARK} rank {os.environ.get('RANK', '?')}: {type(exc).__name__}: {exc}", flush=True)
+        raise
+    if device.type == "cuda":
+        torch.cuda.set_device(device)
     worker = TrainerRank()
     conn = None
     if worker.rank == 0:

@@ -51,3 +51,36 @@ def test_disjoint_cores_and_two_nodes_are_accepted():
                              "trainer.world_size=2", "distributed.rdzv_endpoint=127.0.0.1:29400",
                              "distributed.controller_port=29500", "trainer.micro_batch_size_seqs=1"])
     assert cfg.distributed.weight_sync == "group" and cfg.trainer.world_size == 2
+
+
+def test_a_rank_that_dies_before_connecting_is_reported_with_its_reason(tmp_path):
+    """The controller's error carries the rank's own exception line, not only a log path
+    (e.g. a GPU rank with no device of its own, or here a core this machine does not have)."""
+    pytest.importorskip("torch")
+    import os
+
+    from rl_loop.trainer import Trainer, TrainerError, TrainerSettings
+
+    log = tmp_path / "trainer.log"
+    bad_core = max(os.sched_getaffinity(0)) + 1000
+    t = Trainer(TrainerSettings(model_path=str(tmp_path / "unused"), world_size=1, cpu_cores=[bad_core],
+                                log_path=str(log), start_timeout_s=120))
+    with pytest.raises(TrainerError, match=r"before connecting: rank 0: OSError: .*Invalid argument") as err:
+        t.start()
+    assert str(log) in str(err.value)
+
+
+def test_last_error_line_finds_the_reason_and_nothing_in_a_clean_log(tmp_path):
+    from rl_loop.trainer import last_error_line
+
+    log = tmp_path / "l.log"
+    log.write_text("starting\nTraceback (most recent call last):\n  File \"x.py\", line 1\n"
+                   "torch.distributed.DistBackendError: NCCL error: Duplicate GPU detected\nexit\n")
+    assert last_error_line(str(log)) == "torch.distributed.DistBackendError: NCCL error: Duplicate GPU detected"
+    from rl_loop.launch import FAIL_MARK
+
+    log.write_text(f"{FAIL_MARK} rank 1: RuntimeError: no GPU of its own\nDistBackendError: rank 0 lost its peer\n")
+    assert last_error_line(str(log)) == "rank 1: RuntimeError: no GPU of its own"  # the cause, not the aftermath
+    log.write_text("all fine\n")
+    assert last_error_line(str(log)) is None
+    assert last_error_line(str(tmp_path / "missing.log")) is None
