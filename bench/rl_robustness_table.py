@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
                      f"{p1['mean']:.3f} [{p1['ci95'][0]:.3f}, {p1['ci95'][1]:.3f}] | {cmp['diff_mean']:+.3f} "
                      f"[{cmp['diff_ci95'][0]:+.3f}, {cmp['diff_ci95'][1]:+.3f}] | {cmp['p_sign']:.3g} | "
                      f"{cmp['p_bootstrap']:.3g} |")
-        points.setdefault(preset, []).append((s, p1["mean"], p1["ci95"][0], p1["ci95"][1]))
+        points.setdefault(preset, []).append((s, p1["mean"], p1["ci95"][0], p1["ci95"][1], reward))
     out.mkdir(parents=True, exist_ok=True)
     (out / "table.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
@@ -75,18 +75,24 @@ def main(argv: list[str] | None = None) -> int:
         import matplotlib.pyplot as plt
     except ImportError:
         return 0
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, (ax, ax_r) = plt.subplots(1, 2, figsize=(10, 4))
     for preset, pts in sorted(points.items()):
         pts.sort()
         xs = [p[0] for p in pts]
         ys = [p[1] for p in pts]
         err = [[p[1] - p[2] for p in pts], [p[3] - p[1] for p in pts]]
         ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=preset)
+        rs = [(p[0], p[4]) for p in pts if p[4] is not None]
+        ax_r.plot([x for x, _ in rs], [r for _, r in rs], marker="o", label=preset)
     ax.axhline(sft_sum["pass@1"]["mean"], color="grey", linestyle="--", label="SFT")
     ax.set_xlabel("max_staleness")
     ax.set_ylabel("held-out pass@1 (95% CI)")
-    ax.legend(fontsize=8)
-    ax.grid(True, alpha=0.3)
+    ax_r.set_xlabel("max_staleness")
+    ax_r.set_ylabel("final train reward (mean of last 10 steps)")
+    for a in (ax, ax_r):
+        a.legend(fontsize=8)
+        a.grid(True, alpha=0.3)
+        a.set_xticks(sorted({p[0] for pts in points.values() for p in pts}))
     fig.tight_layout()
     fig.savefig(out / "robustness.png", dpi=100)
     return 0
