@@ -12,6 +12,9 @@ Prints one JSON object with a section per check; each has "ok" and what was meas
   of the same steps (--write-reference makes that file on a CPU machine);
 * too_many_ranks (GPU only): one more trainer rank than GPUs; NCCL cannot put two ranks on
   one device, so the start must fail with the rank's reason;
+* trainer_to_engine: the trainer group's own FSDP shards (after a training step) over the
+  weight group (default backend) to a receiver process on the GPU: what arrives must equal
+  the full state the trainer writes with the file fallback, tensor for tensor;
 * weight_group: the in-place weight transfer over the weight group with the default
   backend ("auto"): two "trainer ranks" holding half the rows of each parameter on GPU
   (rank % GPUs) and one "engine" (`ShardReceiver`); every tensor must arrive exactly.
@@ -220,6 +223,76 @@ def too_many_ranks(model: str) -> dict:
         t.stop()
 
 
+def _plain_engine(spec, plan, world, ref_path, q):
+    """A receiver in its own process (on the GPU where there is one): what an engine gets,
+    compared with the trainer's full-state file tensor for tensor."""
+    try:
+        import torch
+        from safetensors.torch import load_file
+
+        from rl_loop.weight_group import backend_name, join
+        from rl_loop.weight_receiver import ShardReceiver
+
+        dev = _device(torch, 0)
+        pg, store = join(spec, world)
+        rx = ShardReceiver(pg, store, plan, world, dev)
+        rx.start()
+        got = {name: t.cpu() for name, t in rx.take(1, 60)}
+        ref = load_file(ref_path)
+        bad = [n for n, v in ref.items() if n not in got or not torch.equal(got[n], v)]
+        rx.release()
+        q.put((f"{backend_name(pg)}, staged on {rx.flat.device.type}", len(ref), bad[:5]))
+    except BaseException as exc:  # noqa: BLE001
+        q.put((f"{type(exc).__name__}: {exc}", 0, None))
+
+
+def trainer_to_engine(model: str) -> dict:
+    """The real trainer group's FSDP shards -> the weight group -> a receiver process; what
+    arrives must equal the full state the trainer exports to a file."""
+    import torch
+
+    from rl_loop.algorithms import resolve_algorithm
+    from rl_loop.trainer import Trainer, TrainerSettings
+    from rl_loop.weight_group import GroupSpec, WeightStore, default_backend
+
+    world = max(1, torch.cuda.device_count())
+    work = Path(tempfile.mkdtemp(prefix="gpu_paths_"))
+    t = Trainer(TrainerSettings(model_path=model, world_size=world, lr=1e-3, micro_batch_size_seqs=2,
+                                spec=resolve_algorithm("grpo", 8).to_dict(), log_path=str(work / "trainer.log")))
+    run = asyncio.new_event_loop().run_until_complete
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    eng = None
+    out: dict = {"world_size": world}
+    try:
+        t.start()
+        run(t.train(_seqs(), t.version, False))  # weights that differ from the file on disk
+        run(t.export_weights(str(work / "w.safetensors")))  # the reference: the same weights
+        plan = run(t.sync_plan())
+        store = WeightStore("127.0.0.1", timeout_s=60)
+        spec = GroupSpec("127.0.0.1", store.port, world + 1, default_backend(), timeout_s=60).to_dict()
+        eng = ctx.Process(target=_plain_engine, args=(spec, plan, world, str(work / "w.safetensors"), q))
+        eng.start()
+        t0 = time.perf_counter()
+        run(t.sync_join(spec, [world]))
+        run(t.sync_export(1))
+        how, n, bad = q.get(timeout=120)
+        out.update(seconds=time.perf_counter() - t0, how=how)
+        if bad is None:
+            out.update(ok=False, error=how)
+        else:
+            out.update(ok=not bad, tensors=n, mismatched=bad)
+    except Exception as exc:  # noqa: BLE001
+        out.update(ok=False, error=f"{type(exc).__name__}: {exc}")
+    finally:
+        t.stop()
+        if eng is not None:
+            eng.join(timeout=10)
+            if eng.is_alive():
+                eng.kill()
+    return out
+
+
 def compare(res: dict, ref: dict) -> dict:
     diffs = {}
     for key in ("logprobs_before", "logprobs_after"):
@@ -235,7 +308,8 @@ def main() -> None:
     ap.add_argument("--out", default=None)
     ap.add_argument("--reference", default=None)
     ap.add_argument("--write-reference", default=None)
-    ap.add_argument("--only", nargs="*", default=["trainer", "too_many_ranks", "weight_group", "weight_group_nccl"])
+    ap.add_argument("--only", nargs="*", default=["trainer", "too_many_ranks", "trainer_to_engine", "weight_group",
+                                                    "weight_group_nccl"])
     a = ap.parse_args()
     import torch
 
@@ -252,6 +326,8 @@ def main() -> None:
             res["trainer"]["vs_reference_max_abs_diff"] = compare(res["trainer"], json.loads(Path(a.reference).read_text()))
     if "too_many_ranks" in a.only and torch.cuda.is_available():
         res["too_many_ranks"] = too_many_ranks(a.model)
+    if "trainer_to_engine" in a.only:
+        res["trainer_to_engine"] = trainer_to_engine(a.model)
     if "weight_group" in a.only:
         res["weight_group"] = weight_group(default_backend())
     if "weight_group_nccl" in a.only and torch.cuda.is_available():
