@@ -29,7 +29,6 @@ import argparse
 import asyncio
 import json
 import multiprocessing as mp
-import os
 import sys
 import tempfile
 import time
@@ -151,23 +150,31 @@ def weight_group(backend: str) -> dict:
 
 
 def _seqs():
-    from rl_loop.trainer import Sequence
+    from tests.rl_loop.test_trainer import _seqs as seqs
 
-    good, bad = [5, 6, 7], [8, 9, 10]
-    return [Sequence([1, 2, 3, 4], good, [-10.0] * 3, [0] * 3, advantage=1.0),
-            Sequence([1, 2, 3, 4], bad, [-10.0] * 3, [0] * 3, advantage=-1.0)] * 2
+    return seqs()
 
 
-def trainer(model: str) -> dict:
-    import torch
-
+def _trainer(model: str, world: int, **kw):
+    """(a trainer group of `world` ranks on the tiny model, its work dir); not started."""
     from rl_loop.algorithms import resolve_algorithm
     from rl_loop.trainer import Trainer, TrainerSettings
 
-    world = max(1, torch.cuda.device_count())
     work = Path(tempfile.mkdtemp(prefix="gpu_paths_"))
-    t = Trainer(TrainerSettings(model_path=model, world_size=world, lr=1e-3, micro_batch_size_seqs=2,
-                                spec=resolve_algorithm("grpo", 8).to_dict(), log_path=str(work / "trainer.log")))
+    return Trainer(TrainerSettings(model_path=model, world_size=world, lr=1e-3, micro_batch_size_seqs=2,
+                                   spec=resolve_algorithm("grpo", 8).to_dict(),
+                                   log_path=str(work / "trainer.log"), **kw)), work
+
+
+def _gpus() -> int:
+    import torch
+
+    return torch.cuda.device_count()
+
+
+def trainer(model: str) -> dict:
+    world = max(1, _gpus())
+    t, work = _trainer(model, world)
     run = asyncio.new_event_loop().run_until_complete
     out: dict = {"world_size": world}
     try:
@@ -204,15 +211,8 @@ def trainer(model: str) -> dict:
 
 def too_many_ranks(model: str) -> dict:
     """More trainer ranks on a node than it has GPUs: the start must fail and say why."""
-    import torch
-
-    from rl_loop.algorithms import resolve_algorithm
-    from rl_loop.trainer import Trainer, TrainerSettings
-
-    world = torch.cuda.device_count() + 1
-    work = Path(tempfile.mkdtemp(prefix="gpu_paths_"))
-    t = Trainer(TrainerSettings(model_path=model, world_size=world, spec=resolve_algorithm("grpo", 8).to_dict(),
-                                log_path=str(work / "trainer.log"), start_timeout_s=120))
+    world = _gpus() + 1
+    t, _ = _trainer(model, world, start_timeout_s=120)
     try:
         t.start()
         return {"world_size": world, "ok": False, "error": "started: a rank shares a GPU"}
@@ -249,16 +249,10 @@ def _plain_engine(spec, plan, world, ref_path, q):
 def trainer_to_engine(model: str) -> dict:
     """The real trainer group's FSDP shards -> the weight group -> a receiver process; what
     arrives must equal the full state the trainer exports to a file."""
-    import torch
-
-    from rl_loop.algorithms import resolve_algorithm
-    from rl_loop.trainer import Trainer, TrainerSettings
     from rl_loop.weight_group import GroupSpec, WeightStore, default_backend
 
-    world = max(1, torch.cuda.device_count())
-    work = Path(tempfile.mkdtemp(prefix="gpu_paths_"))
-    t = Trainer(TrainerSettings(model_path=model, world_size=world, lr=1e-3, micro_batch_size_seqs=2,
-                                spec=resolve_algorithm("grpo", 8).to_dict(), log_path=str(work / "trainer.log")))
+    world = max(1, _gpus())
+    t, work = _trainer(model, world)
     run = asyncio.new_event_loop().run_until_complete
     ctx = mp.get_context("spawn")
     q = ctx.Queue()

@@ -46,8 +46,11 @@ import torch.distributed as dist
 
 
 def default_backend() -> str:
-    """Decided by the members at join (see the module doc): NCCL when each has its own GPU."""
-    return "auto"
+    """The config's default (`distributed.weight_group_backend`, "auto": decided by the
+    members at join, see the module doc)."""
+    from rl_loop.config import DistributedConfig
+
+    return DistributedConfig.model_fields["weight_group_backend"].default
 
 
 def device_id() -> str:

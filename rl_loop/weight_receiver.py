@@ -21,6 +21,8 @@ import time
 
 import torch
 
+from rl_loop.weight_group import backend_name
+
 HEADER_TAG_OFFSET = 0  # tag of the version header; parameter i uses tag i + 1
 
 
@@ -68,8 +70,6 @@ class ShardReceiver(threading.Thread):
             raise SyncError(f"one dtype per model expected, got {sorted(dtypes)}")
         self.dtype = getattr(torch, dtypes.pop())
         total = sum(math.prod(p["shape"]) for p in plan)
-        from rl_loop.weight_group import backend_name
-
         if backend_name(pg) == "gloo":  # gloo receives into host memory; copy-in moves it to `device`
             device = torch.device("cpu")
         # Touched once here (zero fill) so page faults are not paid by the first transfer.
