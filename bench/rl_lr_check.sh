@@ -8,18 +8,12 @@
 # Results: bench/results/rl_lr/aipo_lr<LR>.json (eval) and .compare.json (paired with SFT).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-STORE="${STORE:-$PWD/.data/store}"
-SFT=models/SmolLM2-135M-Instruct-sft
+source bench/rl_heldout_eval.sh
 OUT=bench/results/rl_lr
 BASE_EVAL=bench/results/rl_robustness/sft.json
-N="${EVAL_SAMPLES:-32}"
-PY="${PY:-.venv/bin/python}"
 mkdir -p "$OUT"
-[[ -f "$SFT/model.safetensors" ]] || { echo "run scripts/demo_rl.sh once first (it builds $SFT)" >&2; exit 2; }
 evaluate() {  # evaluate OUTFILE [--weights FILE]
-  local out=$1; shift
-  "$PY" -m rl_loop.cli eval --model "$SFT" --store "$STORE" --split heldout --difficulty beginner \
-    --samples "$N" --temperature 0.8 --max-new-tokens 256 --seed 0 --out "$out" "$@" >/dev/null
+  heldout_eval "$@" >/dev/null
 }
 [[ -f "$BASE_EVAL" ]] || evaluate "$BASE_EVAL"
 for lr in ${LRS:-2e-5 5e-5}; do

@@ -10,18 +10,13 @@
 # Extra arguments are config overrides for the RL run (e.g. algorithm.name=online_dpo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-STORE="${STORE:-$PWD/.data/store}"
-SFT=models/SmolLM2-135M-Instruct-sft
+source bench/rl_heldout_eval.sh
 OUT=bench/results/rl_sft_vs_rl
 RUN=runs/sft_vs_rl
-N="${EVAL_SAMPLES:-32}"
-PY="${PY:-.venv/bin/python}"
 mkdir -p "$OUT"
-[[ -f "$SFT/model.safetensors" ]] || { echo "run scripts/demo_rl.sh once first (it builds $SFT)" >&2; exit 2; }
 evaluate() {  # evaluate NAME [--weights FILE]
   local name=$1; shift
-  "$PY" -m rl_loop.cli eval --model "$SFT" --store "$STORE" --split heldout --difficulty beginner \
-    --samples "$N" --k 8 --temperature 0.8 --max-new-tokens 256 --seed 0 --out "$OUT/$name.json" "$@"
+  heldout_eval "$OUT/$name.json" --k 8 "$@"
 }
 [[ -f "$OUT/sft.json" ]] || evaluate sft
 "$PY" -m rl_loop.cli train --config rl_loop/configs/demo_cpu.yaml "data.store_uri=$STORE" \

@@ -8,18 +8,13 @@
 # frozen reference. Results: bench/results/rl_robustness/ (one eval JSON per run, table.md, plots).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-STORE="${STORE:-$PWD/.data/store}"
-SFT=models/SmolLM2-135M-Instruct-sft
+source bench/rl_heldout_eval.sh
 OUT=bench/results/rl_robustness
-N="${EVAL_SAMPLES:-32}"
-PY="${PY:-.venv/bin/python}"
 PRESETS="${PRESETS:-aipo a3po decoupled_ppo online_dpo}"
 mkdir -p "$OUT"
-[[ -f "$SFT/model.safetensors" ]] || { echo "run scripts/demo_rl.sh once first (it builds $SFT)" >&2; exit 2; }
 evaluate() {  # evaluate NAME [--weights FILE]
   local name=$1; shift
-  "$PY" -m rl_loop.cli eval --model "$SFT" --store "$STORE" --split heldout --difficulty beginner \
-    --samples "$N" --temperature 0.8 --max-new-tokens 256 --seed 0 --out "$OUT/$name.json" "$@" >/dev/null
+  heldout_eval "$OUT/$name.json" "$@" >/dev/null
 }
 [[ -f "$OUT/sft.json" ]] || evaluate sft
 for preset in $PRESETS; do
