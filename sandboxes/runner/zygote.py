@@ -15,7 +15,8 @@ watches CPU/wall/output and kills the run (its cgroup) as for any other run.
 
 Only builtin/stdlib modules. What the server imports beyond a fresh ``python3 -S``'s set
 is removed from ``sys.modules`` (the server holds its own references), and the server's
-code lives in a closure, so a child's module globals hold only the exit handling below.
+code lives in a closure, so a child's module globals hold only the exit handling below
+(and ``_HELD``, which keeps the closure alive so that a child does not free it).
 A child ends through the interpreter's own finalization, as ``python3 main.py`` does.
 """
 
@@ -231,6 +232,13 @@ _CODE = type(_gen.__code__)
 # Classes whose instances may run code when destroyed; _server adds the _ctypes types (it
 # loads _ctypes for prctl; a child's ctypes objects are of those types).
 _FINALIZING_BASES = _IO_BASES
+# What a run child never frees: the server (its closure: ctypes handles, the seccomp
+# program) and its 128 KiB of request buffers. Dropped when serve() returned in the child,
+# they were freed there: the frees write to pages shared with the zygote (each one copied)
+# and the freed top of the heap was handed back (brk), about 0.1-0.2 ms of a test. The
+# program can reach this list only as it reaches the rest of this module (its frame's
+# f_back); nothing in it is a run's secret or a way out (the child is isolated by then).
+_HELD = []
 # A compile child's exit status when the code object cannot travel (marshal's nesting
 # limit): the runner then uses the exec path for that source, as python3 runs it.
 NOT_FORKABLE, NOT_FORKABLE_MESSAGE = 125, "fork server: not forkable:"
@@ -689,6 +697,7 @@ def _server():
         buf = bytearray(1 << 16)
         view = memoryview(buf)
         zeros = memoryview(bytes(1 << 16))
+        _HELD.append((buf, view, zeros))
         gc.freeze()
         sock.send(b"READY %d" % me)
         while True:
@@ -730,7 +739,9 @@ def _setup():
     if want > 0 and soft != want:
         resource.setrlimit(resource.RLIMIT_STACK, (want, hard if hard == resource.RLIM_INFINITY or hard >= want else want))
         posix.execv(sys.executable, [sys.executable, "-S", "-B", *sys.argv])
-    return _server()()
+    serve = _server()
+    _HELD.append(serve)
+    return serve()
 
 
 if __name__ == "__main__":  # (tests import this file to check _ends_quietly)
