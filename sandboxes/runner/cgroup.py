@@ -28,11 +28,6 @@ V1_CONTROLLERS = ("cpuacct", "memory", "pids", "freezer")  # freezer optional (k
 _V1_REQUIRED = ("cpuacct", "memory", "pids")
 
 
-# A v1 group with more than this still charged after its run (and box) is gone is removed,
-# not reused (RunCgroup.recycle).
-REUSE_MAX_LEFTOVER_BYTES = 1 << 20
-
-
 class CgroupError(OSError):
     """A run cgroup could not be created or removed (an internal error of the sandbox)."""
 
@@ -128,8 +123,6 @@ class RunCgroup:
         self.version = parent.version
         self.paths = {k: os.path.join(d, name) for k, d in parent.dirs.items()}
         self._empty = False
-        self._base_bytes = 0  # memory charged before this run began (a recycled group: see recycle)
-        self.reuses = 0  # runs this group served after its first (tests, benchmarks)
         self.limits: tuple[int, int] | None = None  # (memory bytes, pids) once set
         made = []
         try:
@@ -202,12 +195,10 @@ class RunCgroup:
             return 0.0
 
     def memory_peak_kb(self) -> int:
-        """Peak memory of this run: the group's high-water mark less what was charged to
-        it before the run began (nothing in a new group; see ``recycle``)."""
         base = self.paths["unified" if self.version == 2 else "memory"]
         name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
         try:
-            return max(int(_read(f"{base}/{name}")) - self._base_bytes, 0) // 1024
+            return int(_read(f"{base}/{name}")) // 1024
         except (OSError, ValueError):
             return 0
 
@@ -234,48 +225,6 @@ class RunCgroup:
         else:
             kill_v1(self.paths, timeout_s)
         self._empty = True
-
-    # -- reuse -------------------------------------------------------------------------
-    def recycle(self, max_leftover_bytes: int = REUSE_MAX_LEFTOVER_BYTES) -> bool:
-        """Make this emptied group the next run's, as if new; False: remove it instead.
-
-        Why: making and removing a group per run (a dir in each of the 4 v1 hierarchies,
-        and the kernel's work to tear a memory cgroup down) costs about 0.5 ms of machine
-        time a run on these VMs, a sixth of a forked Python test. v1 only: there the
-        counters a run reads can be reset (``cpuacct.usage``, the memory high-water mark);
-        v2's ``cpu.stat`` and ``memory.peak`` cannot, so v2 makes a group per run.
-
-        Reused only when nothing of the last run can show in the next one's figures or
-        verdict: every process gone (``kill`` emptied it), no OOM kill counted (the counter
-        the next run reads never resets), and at most ``max_leftover_bytes`` still charged
-        once the run's box is gone. What stays charged is the kernel's caches of the last
-        runs (dentries, inodes: 0.05-1 MB measured); it is subtracted from the next run's
-        peak, and the memory limit stays the run's own: the kernel reclaims those caches
-        before it fails an allocation, so at worst a run has that much less than its limit
-        (a program that leaves more, e.g. by looking up many missing files, gets its
-        group removed and the next run a new one)."""
-        if self.version != 1 or not self._empty:
-            return False
-        mem = self.paths["memory"]
-        try:
-            control = _keyed(f"{mem}/memory.oom_control")
-            if control.get("oom_kill", 1) != 0 or control.get("under_oom", 1) != 0:
-                return False
-            if _pids(next(iter(self.paths.values()))):
-                return False
-            if int(_read(f"{mem}/memory.usage_in_bytes")) > max_leftover_bytes:
-                return False
-            _write(f"{self.paths['cpuacct']}/cpuacct.usage", "0")
-            _write(f"{mem}/memory.max_usage_in_bytes", "0")  # the high-water mark := usage now
-            base = int(_read(f"{mem}/memory.max_usage_in_bytes"))
-            if int(_read(f"{self.paths['cpuacct']}/cpuacct.usage")) != 0 or base > max_leftover_bytes:
-                return False
-        except (OSError, ValueError):
-            return False
-        self._base_bytes = base
-        self._empty = False
-        self.reuses += 1
-        return True
 
     def remove(self, timeout_s: float = 10.0) -> None:
         """Kill what is left and remove the group's dirs (their counters go with them)."""

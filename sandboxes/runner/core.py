@@ -75,9 +75,6 @@ class RunnerConfig:
     # The control-group dirs delegated to this runner (one run-<n> group per compile/run
     # below them); None: no cgroup, rlimits and a /proc scan instead (see limits.py).
     cgroup: cgroups.CgroupDirs | None = None
-    # Reuse an emptied run group for the next run where that cannot change what the next
-    # run reports (v1 only; cgroup.RunCgroup.recycle); False: a new group every run.
-    reuse_cgroups: bool = True
     # Python runs as forks of a per-runner zygote (pyfork.py) instead of an exec of
     # python3 each; the exec path stays the fallback (and is used where the zygote cannot
     # start). Off for runners without a run uid (Lambda): see THREAT_MODEL.md.
@@ -529,12 +526,6 @@ class Runner:
         own group or gets an IE."""
         if self.cfg.cgroup is None:
             return
-        if self._spare is None and self._retired and self.cfg.reuse_cgroups:
-            group = self._retired.pop()  # the last run's, emptied; its box is gone by now
-            if group.recycle():
-                self._spare = group
-            else:
-                self._retired.append(group)
         if self._spare is None:
             try:
                 self._spare = self._new_group()
