@@ -171,3 +171,42 @@ def test_a_daemon_littering_after_the_run_leaves_no_files_or_ipc(backend):
         seen = json.loads(r.stdout)
         assert seen == {"shm": 0, "msg": 0, "sem": 0, "mqueue": [], "shm_files": [], "box": []}, seen
     assert_healthy(backend)
+
+
+# Puts a listening abstract unix socket (named after the marker), 8 MB of memfd and the two
+# ends of a socketpair in flight on that socketpair: a cycle no process holds, which the
+# kernel frees only when its unix-socket garbage collector runs (a hostile policy's way to
+# leave a name for later runs to read, and memory that outlives its run).
+_IN_FLIGHT = r"""
+import os, socket, sys
+name = b'\0' + sys.argv[1].encode()
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+listener.bind(name)
+listener.listen(1)
+mem = os.memfd_create('left')
+os.write(mem, b'\1' * (8 << 20))
+a, b = socket.socketpair()
+socket.send_fds(a, [b'x'], [a.fileno(), b.fileno(), listener.fileno(), mem])
+for s in (a, b, listener):
+    s.detach()
+print('in flight')
+"""
+
+_LOOK_UNIX = r"""
+import sys
+print(sum(sys.argv[1] in line for line in open('/proc/net/unix')))
+"""
+
+
+def test_sockets_left_in_flight_do_not_outlive_the_run(backend):
+    marker = "inflight-" + secrets.token_hex(6)
+    n = 2 * min(backend.backend.capacity, 4)
+    first = backend.run(Batch(program=Source(language="python", code=_IN_FLIGHT),
+                              runs=[RunSpec(id=str(i), args=[f"{marker}-{i}"], limits=quick_limits())
+                                    for i in range(n)]))
+    assert all(r.status == Status.OK and r.stdout == b"in flight\n" for r in first.runs), first.runs
+    later = backend.run(Batch(program=Source(language="python", code=_LOOK_UNIX),
+                              runs=[RunSpec(id=str(i), args=[marker], limits=quick_limits()) for i in range(n)]))
+    for r in later.runs:
+        assert r.status == Status.OK and r.stdout == b"0\n", f"a later run saw the sockets: {r}"
+    assert_healthy(backend)
