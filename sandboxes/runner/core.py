@@ -656,6 +656,10 @@ class Runner:
                 ipc=ipc_found, empty_dirs=self.cfg.wipe_dirs if found else [],
                 scratch_root=self.cfg.scratch_root if found else None,
                 keep_in_scratch=self._runner_owned, space=self.space)
+        if self.cfg.uid is not None:  # a dedicated run uid: its sockets are the run's
+            left = reset.unix_sockets_left(self.cfg.uid)
+            if left:
+                self.leftover.append(left)
 
     @staticmethod
     def _runner_owned(name: str) -> bool:

@@ -35,6 +35,7 @@ failing clean-up costs a fresh sandbox, never a contaminated next run.
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import signal
 import time
@@ -55,14 +56,75 @@ def collect_unix_garbage() -> None:
     kept their memory (megabytes per run, charged to no live run) and an abstract socket
     name that later runs in the same network namespace could read: a hostile policy's
     channel between runs. Closing a fresh socket pair here schedules the collector in a
-    kernel worker; it is not waited for (the kernel offers no way to), but it runs while
-    the rest of the reset and the reply's round trip happen, before the slot's next run.
-    ``tests/security/test_run_sweep.py`` checks it from later runs' view."""
+    kernel worker; ``unix_sockets_left`` waits until it has freed them."""
     import socket
 
     a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     a.close()
     b.close()
+
+
+_NETLINK_SOCK_DIAG, _SOCK_DIAG_BY_FAMILY, _UDIAG_SHOW_UID, _UNIX_DIAG_UID = 4, 20, 0x40, 7
+_NLMSG_ERROR, _NLMSG_DONE = 2, 3
+
+
+def unix_socket_uids() -> list[int]:
+    """The owner uid of every unix socket in this network namespace (in flight ones too),
+    from the kernel's sock_diag (what ``ss -x`` reads); raises OSError where it cannot."""
+    import socket
+    import struct
+
+    nl = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW | socket.SOCK_CLOEXEC, _NETLINK_SOCK_DIAG)
+    try:
+        req = struct.pack("=BBHIIIII", socket.AF_UNIX, 0, 0, 0xFFFFFFFF, 0, _UDIAG_SHOW_UID,
+                          0xFFFFFFFF, 0xFFFFFFFF)
+        nl.sendto(struct.pack("=IHHII", 16 + len(req), _SOCK_DIAG_BY_FAMILY, 0x301, 1, 0) + req, (0, 0))
+        uids = []
+        while True:
+            data = nl.recv(1 << 16)
+            if not data:
+                raise OSError(errno.EIO, "sock_diag: no answer")
+            off = 0
+            while off + 16 <= len(data):
+                length, kind = struct.unpack_from("=IH", data, off)
+                if kind == _NLMSG_DONE:
+                    return uids
+                if kind == _NLMSG_ERROR:
+                    raise OSError(-struct.unpack_from("=i", data, off + 16)[0], "sock_diag")
+                if length < 32:
+                    raise OSError(errno.EIO, "sock_diag: short message")
+                attr = off + 32  # nlmsghdr (16) + unix_diag_msg (16), then attributes
+                while attr + 4 <= off + length:
+                    size, kind = struct.unpack_from("=HH", data, attr)
+                    if size < 4:
+                        break
+                    if kind == _UNIX_DIAG_UID and size >= 8:
+                        uids.append(struct.unpack_from("=I", data, attr + 4)[0])
+                    attr += (size + 3) & ~3
+                off += (length + 3) & ~3
+    finally:
+        nl.close()
+
+
+def unix_sockets_left(uid: int, timeout_s: float = 2.0) -> str | None:
+    """After ``collect_unix_garbage``: wait until no unix socket of the run uid exists any
+    more (the collector runs in a kernel worker: normally done by the time this looks);
+    a message if some are still there at the timeout (the sandbox is not reused), None
+    otherwise, or where the kernel cannot list sockets (no sock_diag: nothing to wait on)."""
+    deadline = time.monotonic() + timeout_s
+    pause = 0.0005
+    while True:
+        try:
+            left = unix_socket_uids().count(uid)
+        except OSError:
+            return None
+        if not left:
+            return None
+        if time.monotonic() > deadline:
+            return f"{left} unix socket(s) of the run uid still alive (in flight) after the run"
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
+        collect_unix_garbage()
 
 
 def sysv_objects() -> dict[str, list[int]]:
