@@ -38,6 +38,8 @@ import ctypes
 import errno
 import os
 import signal
+import socket
+import struct
 import time
 
 IPC_RMID = 0
@@ -57,8 +59,6 @@ def collect_unix_garbage() -> None:
     name that later runs in the same network namespace could read: a hostile policy's
     channel between runs. Closing a fresh socket pair here schedules the collector in a
     kernel worker; ``unix_sockets_left`` waits until it has freed them."""
-    import socket
-
     a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     a.close()
     b.close()
@@ -71,9 +71,6 @@ _NLMSG_ERROR, _NLMSG_DONE = 2, 3
 def unix_socket_uids() -> list[int]:
     """The owner uid of every unix socket in this network namespace (in flight ones too),
     from the kernel's sock_diag (what ``ss -x`` reads); raises OSError where it cannot."""
-    import socket
-    import struct
-
     nl = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW | socket.SOCK_CLOEXEC, _NETLINK_SOCK_DIAG)
     try:
         req = struct.pack("=BBHIIIII", socket.AF_UNIX, 0, 0, 0xFFFFFFFF, 0, _UDIAG_SHOW_UID,
