@@ -11,7 +11,7 @@ SETUP_ALL=0
 [[ "${1:-}" == "--all" ]] && SETUP_ALL=1
 export SETUP_ALL ROOT
 
-log() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
+log() { printf '\033[1m[setup %4ds]\033[0m %s\n' "$SECONDS" "$*" >&2; }  # seconds since setup began
 
 APT_PKGS=(bubblewrap docker.io debootstrap busybox-static g++ gcc make)
 missing=()
@@ -30,7 +30,9 @@ fi
 extras="dev"
 ((SETUP_ALL)) && extras="dev,ml"
 log "pip install -e .[$extras]"
-.venv/bin/pip install -q -e ".[$extras]"
+# --no-compile: byte-compiling all ~26k modules of the stack takes about a minute of
+# CPU; Python compiles (and caches) what is imported, on first import.
+.venv/bin/pip install -q --no-compile -e ".[$extras]"
 if ((SETUP_ALL)); then
   # PyPI's torchvision/torchaudio break `import transformers` beside the CPU torch build.
   .venv/bin/pip uninstall -y -q torchvision torchaudio torchcodec >/dev/null 2>&1 || true
