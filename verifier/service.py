@@ -261,10 +261,40 @@ class VerifierService:
                     problem, tests = prepared[i]
                     return await self._judge_one(problem, tests, req.submissions[i])
 
-            async def run():
-                return await asyncio.gather(*(one(i) for i in range(n)))
-            results = await self._deadline(run())
-        return BatchVerifyResponse(results=list(results))
+            # Each submission stands alone: one that fails inside (a bug of ours it
+            # triggered) or is still running at the deadline is IE by itself, and the
+            # others keep their verdicts. (All of them were lost before: an RL client then
+            # dropped a whole group for one hostile completion.)
+            tasks = [asyncio.ensure_future(one(i)) for i in range(n)]
+            try:
+                _done, late = await asyncio.wait(tasks, timeout=self.config.request_deadline_s)
+            finally:
+                for t in tasks:
+                    t.cancel()  # a no-op for finished ones; the late ones give back their slots
+                await asyncio.gather(*tasks, return_exceptions=True)
+            results = [self._batch_item(prepared[i][0], t, t in late) for i, t in enumerate(tasks)]
+        return BatchVerifyResponse(results=results)
+
+    def _batch_item(self, problem, task: asyncio.Future, late: bool) -> VerifyResponse:
+        if late:
+            return self._not_judged(problem, f"not judged within the request's deadline of "
+                                             f"{self.config.request_deadline_s:g}s (the other "
+                                             "submissions of the batch were)")
+        exc = task.exception()
+        if exc is None:
+            return task.result()
+        if isinstance(exc, RequestError) and exc.status < 500:
+            raise exc  # the request's fault: as for a single submission
+        if not isinstance(exc, RequestError):
+            log.error("internal error judging a batch item of problem %r", problem.id,
+                      exc_info=(type(exc), exc, exc.__traceback__))
+        return self._not_judged(problem, f"internal error: {type(exc).__name__}"
+                                         + (f": {exc}" if isinstance(exc, RequestError) else ""))
+
+    def _not_judged(self, problem, message: str) -> VerifyResponse:
+        self.metrics.verdicts.labels_inc(Verdict.IE.value, problem.kind)
+        return VerifyResponse(problem_id=problem.id, kind=problem.kind, verdict=Verdict.IE, reward=None,
+                              message=message)
 
     def _reserve(self, units: dict[str, int]):
         try:

@@ -201,6 +201,42 @@ async def test_deadline_is_504_and_frees_the_slot(blobs, backend):
     await svc.close()
 
 
+async def test_batch_items_fail_alone_and_late_ones_are_ie(blobs, backend):
+    """One submission that trips a bug of ours, or is still judging at the deadline, is IE
+    (reward null) by itself; the rest of the batch keeps its verdicts (an RL client drops
+    only what was not judged, not the whole group)."""
+    svc = VerifierService(make_config(request_deadline_s=3, self_test=False), backend, blobs)
+    await svc.start()
+    real = svc.judge.judge
+    never = asyncio.Event()
+
+    async def judge(problem, language, code, tests, options):
+        if code == "BOOM":
+            raise RuntimeError("checker bug")
+        if code == "HANG":
+            await never.wait()
+        return await real(problem, language, code, tests, options)
+
+    svc.judge.judge = judge
+    async with await _client_for(svc) as c:
+        subs = [{"problem_id": "sum", "language": "python", "code": c}
+                for c in (SUM_AC, "BOOM", SUM_WA, "HANG")]
+        r = await c.post("/v1/verify/batch", json={"submissions": subs})
+        assert r.status == 200
+        res = (await r.json())["results"]
+        assert [x["verdict"] for x in res] == ["AC", "IE", "WA", "IE"]
+        assert [x["reward"] for x in res] == [1.0, None, 0.0, None]
+        assert "internal error: RuntimeError" in res[1]["message"]
+        assert "checker bug" not in res[1]["message"]  # internals stay in the log
+        assert "deadline" in res[3]["message"]
+        assert svc.admission.admitted == 0 and svc.admission.running == 0
+        # a client mistake in one item is still the request's error
+        bad = subs[:1] + [{"problem_id": "no-such", "language": "python", "code": "x"}]
+        r = await c.post("/v1/verify/batch", json={"submissions": bad})
+        assert r.status == 404 and "submissions[1]" not in "" and "no-such" in (await r.json())["message"]
+    await svc.close()
+
+
 async def test_client_disconnect_cancels_work(blobs, backend):
     svc = VerifierService(make_config(self_test=False), backend, blobs)
     await svc.start()

@@ -38,6 +38,36 @@ def test_integers_non_integer_token_is_pe_and_values_compare_numerically():
     assert v("integers", b"5", b"5 x") == "IE"  # a bad jury answer is ours, never WA
 
 
+def test_integers_longer_than_int_parsing_allows_are_compared_not_crashed():
+    # Python refuses int() of more than 4,300 digits; the checker once raised there (HTTP 500
+    # for the whole batch: a hostile output wiped its group's rewards).
+    big = b"1" * 4301
+    assert v("integers", big, b"7") == "WA"
+    assert v("integers", big + b" 3", big + b" 3") == "AC"
+    assert v("integers", b"-" + b"0" * 5000 + big, b"-" + big) == "AC"
+    assert v("integers", big + b"0", big) == "WA"
+
+
+def test_integers_agree_with_int_on_generated_tokens():
+    """Oracle: Python's own int() (digit limit lifted) on tokens built to hit signs, zeros
+    and near misses; truth by construction, not by the checker's rule."""
+    import random
+    import sys
+    rng = random.Random(12)
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        for _ in range(3000):
+            digits = "".join(rng.choice("0123456789") for _ in range(rng.choice([1, 2, 5, 30, 5000])))
+            a = rng.choice(["", "+", "-"]) + "0" * rng.randrange(3) + digits
+            b = rng.choice([a, a.lstrip("+-"), "-" + a.lstrip("+-"), "+" + a.lstrip("+-"),
+                            a + "0", a[:-1] + str((int(a[-1]) + 1) % 10), "0" * 4 + a.lstrip("+-")])
+            want = "AC" if int(a) == int(b) else "WA"
+            assert v("integers", a.encode(), b.encode()) == want, (a[:40], b[:40])
+    finally:
+        sys.set_int_max_str_digits(old)
+
+
 def test_unordered_compares_multisets():
     assert v("unordered", b"3 1 2 2", b"2 1 2 3") == "AC"
     assert v("unordered", b"3 1 2", b"2 1 2 3") == "WA"

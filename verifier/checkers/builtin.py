@@ -91,6 +91,15 @@ def check_tokens(output: bytes, answer: bytes, spec: BuiltinChecker) -> CheckOut
     return CheckOutcome("AC", f"{len(ans)} tokens")
 
 
+def _int_key(token: bytes) -> tuple[bool, bytes]:
+    """An integer token's value as (negative, digits without leading zeros): what int()
+    compares, without int()'s limit of 4,300 digits (a longer token raised ValueError)
+    and in linear time."""
+    negative = token[:1] == b"-"
+    digits = token.lstrip(b"+-").lstrip(b"0")
+    return (negative and digits != b"", digits)
+
+
 def check_integers(output: bytes, answer: bytes, spec: BuiltinChecker) -> CheckOutcome:
     ans = answer.split()
     for i, a in enumerate(ans):
@@ -101,7 +110,7 @@ def check_integers(output: bytes, answer: bytes, spec: BuiltinChecker) -> CheckO
         if not _INT_RE.match(o):
             return CheckOutcome("PE", f"expected an integer, found '{_show(o)}' ({_ordinal(i)} token)")
     for i, (o, a) in enumerate(zip(out, ans)):
-        if int(o) != int(a):
+        if _int_key(o) != _int_key(a):
             return CheckOutcome("WA", f"{_ordinal(i)} numbers differ - expected: '{_show(a)}', "
                                       f"found: '{_show(o)}'")
     if len(out) != len(ans):
