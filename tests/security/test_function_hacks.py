@@ -205,7 +205,7 @@ import os, sys
 import __main__
 
 # The harness's own record format, built with the codec the candidate's process holds.
-record = __main__.encode(("AC", "", 0.0, 0))
+record = __main__.encode(("AC", "", 0.0, 0, 0.0, 1.0))
 for fd in range(0, 1024):
     for data in (record, b"AC\n", b"\n__tests_done_\n"):
         try:
@@ -312,6 +312,71 @@ def test_killing_the_harness(fn):
     assert "killed" in verdicts[0].message
 
 
+INTERRUPT_THE_HARNESS = r'''
+import os, signal
+
+_harness, _me = os.getppid(), os.getpid()
+if os.fork() == 0:
+    # Once the candidate is killed at the test's end, interrupt the harness until it is gone:
+    # a KeyboardInterrupt in its epilogue once turned the WA it was writing into IE (reward
+    # null, the sample dropped instead of scored 0). Found by a hostile review.
+    try:
+        while os.getppid() == _me:
+            pass
+        while True:
+            os.kill(_harness, signal.SIGINT)
+    finally:
+        os._exit(0)
+
+def answer():
+    os.kill(_harness, signal.SIGINT)  # and once while the jury code waits for the reply
+    return "wrong"
+'''
+
+
+def test_interrupting_the_harness(fn):
+    expect = {Verdict.WA}
+    if "signals" in getattr(fn.handle.backend, "not_covered", {}):
+        expect.add(Verdict.IE)  # lambda-aws: the orphan shares the runtime's uid (as above)
+    for _ in range(3):  # the helper races the harness's end: several rounds
+        _attack(fn, "secret-asserts", INTERRUPT_THE_HARNESS, expect)
+    # The harness ignores SIGINT; the candidate's interpreter has python3's handler.
+    default = ("import signal\ndef add(a, b):\n"
+               "    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler\n"
+               "    return a + b\n")
+    assert fn.overall("add", default)[0] == Verdict.AC
+
+
+WORK_IN_A_GRANDCHILD = r'''
+import os, time
+
+# A right answer, after 1.6 s of CPU (the limit is 1 s) done in a double-forked child the
+# candidate waits for on a pipe and never reaps: the harness meters the candidate's own
+# process, so that once was AC. Found by a hostile review.
+_r, _w = os.pipe()
+if os.fork() == 0:
+    if os.fork() == 0:
+        t = time.process_time()
+        while time.process_time() - t < 1.6:
+            pass
+        os.write(_w, b"x")
+        os._exit(0)
+    os._exit(0)
+os.wait()
+os.read(_r, 1)
+
+def add(a, b):
+    return a + b
+'''
+
+
+def test_cpu_spent_in_processes_the_candidate_started(fn):
+    verdict, verdicts = fn.overall("add", WORK_IN_A_GRANDCHILD)
+    assert verdict == Verdict.TLE, verdicts
+    assert "started" in verdicts[0].message and verdicts[0].time_s > 1.0
+    fn.assert_healthy()
+
+
 PROXIES = {
     "eq_hash": "class P:\n    def __eq__(s, o): return True\n    def __hash__(s): return hash(o_secret)\n",
     "len_iter_bool": ("class P:\n    def __len__(s): return 33\n    def __iter__(s): return iter('fnsecret-')\n"
@@ -347,7 +412,7 @@ import __main__
 
 def answer():
     if os.fork() == 0:
-        record = __main__.encode(("AC", "", 0.0, 0))
+        record = __main__.encode(("AC", "", 0.0, 0, 0.0, 1.0))
         for fd in range(0, 256):
             try:
                 os.write(fd, record)

@@ -29,21 +29,23 @@ _VERDICTS = {v.value: v for v in (Verdict.AC, Verdict.WA, Verdict.RE, Verdict.TL
                                   Verdict.CE, Verdict.IE)}
 
 
-def _record(run: RunResult) -> tuple[Verdict, str, float, int] | None:
-    """The harness's verdict record, if it ended normally and wrote a well-formed one."""
+def _record(run: RunResult) -> tuple[Verdict, str, float, int, float, float] | None:
+    """The harness's verdict record, if it ended normally and wrote a well-formed one:
+    (verdict, message, candidate CPU s, candidate peak KiB, harness CPU s, CPU limit s)."""
     if run.signal is not None or run.exit_code not in (EXIT_AC, EXIT_VERDICT):
         return None
     try:
         rec = decode(run.stdout or b"")
     except CodecError:
         return None
-    if (type(rec) is not tuple or len(rec) != 4 or rec[0] not in _VERDICTS
-            or type(rec[1]) is not str or type(rec[2]) is not float or type(rec[3]) is not int):
+    if (type(rec) is not tuple or len(rec) != 6 or rec[0] not in _VERDICTS
+            or type(rec[1]) is not str or type(rec[3]) is not int
+            or any(type(x) is not float for x in (rec[2], rec[4], rec[5]))):
         return None
     verdict = _VERDICTS[rec[0]]
     if (verdict == Verdict.AC) != (run.exit_code == EXIT_AC):
         return None
-    return verdict, rec[1], rec[2], rec[3]
+    return (verdict, *rec[1:])
 
 
 def _verdict(run: RunResult) -> tuple[Verdict, str, float, int]:
@@ -53,10 +55,17 @@ def _verdict(run: RunResult) -> tuple[Verdict, str, float, int]:
     rec = _record(run)
     failure = run_failure_verdict(run)
     if rec is not None:
-        verdict, message, cpu_s, mem_kb = rec
+        verdict, message, cpu_s, mem_kb, harness_s, limit_s = rec
         if verdict == Verdict.AC and failure is not None:
             # Tests passed, but the run as a whole broke a limit (the harness's own budget).
             return failure, run_message(run), run.cpu_time_s, run.memory_kb
+        # The harness meters the candidate's process; processes the candidate started and
+        # never reaped (work done in a double-forked child it waits on) are in the run's CPU
+        # (its cgroup) alone: everything in the run but the harness is the candidate's.
+        started = run.cpu_time_s - harness_s
+        if verdict == Verdict.AC and started > limit_s:
+            return (Verdict.TLE, f"CPU time limit exceeded ({started:.3f} s in the candidate's "
+                                 "processes, the ones it started included)", started, mem_kb)
         return verdict, message, cpu_s, mem_kb
     err = (run.stderr or b"").decode("utf-8", "replace").strip()[-500:]
     if failure in (Verdict.TLE, Verdict.OLE, Verdict.IE):

@@ -21,21 +21,34 @@ enum Verdict { OK = 0, WA = 1, PE = 2, FAIL = 3 };
     std::exit(v);
 }
 
-// Whitespace-separated tokens of a file, read one by one.
+// Whitespace-separated tokens of a file, read one by one as the checker asks for them (as
+// testlib's streams do): memory stays flat whatever the contestant prints. (Reading them all
+// up front let 21 MB of "1 " make the checker run out of memory: IE, a dropped sample.)
 struct Tokens {
-    std::vector<std::string> toks;
-    size_t pos = 0;
+    std::ifstream in;
+    std::string cur;  // the next token, once read
+    bool have = false, done = false;
     Verdict bad;  // verdict when this stream is malformed: PE for the contestant, FAIL for jury files
-    Tokens(const char *path, Verdict bad_) : bad(bad_) {
-        std::ifstream in(path, std::ios::binary);
+    Tokens(const char *path, Verdict bad_) : in(path, std::ios::binary), bad(bad_) {
         if (!in) quit(FAIL, std::string("cannot open ") + path);
-        std::string t;
-        while (in >> t) toks.push_back(t);
     }
-    bool eof() const { return pos >= toks.size(); }
+    bool fill() {
+        if (!have && !done) {
+            if (in >> cur) have = true;
+            else done = true;
+        }
+        return have;
+    }
+    bool eof() { return !fill(); }
+    // The next token without taking it ("" at the end).
+    const std::string &peek() {
+        static const std::string none;
+        return fill() ? cur : none;
+    }
     std::string word(const char *what) {
-        if (eof()) quit(bad, std::string("expected ") + what + ", found end of file");
-        return toks[pos++];
+        if (!fill()) quit(bad, std::string("expected ") + what + ", found end of file");
+        have = false;
+        return cur;
     }
     long long integer(const char *what, long long lo, long long hi) {
         std::string t = word(what);
@@ -48,6 +61,6 @@ struct Tokens {
         return v;
     }
     void finish() {
-        if (!eof()) quit(bad, "extra output after the answer: " + toks[pos].substr(0, 30));
+        if (fill()) quit(bad, "extra output after the answer: " + cur.substr(0, 30));
     }
 };

@@ -8,7 +8,9 @@ int main(int argc, char **argv) {
     std::vector<std::pair<int, int>> rules(m);
     for (auto &r : rules) { r.first = in.integer("a", 1, n); r.second = in.integer("b", 1, n); }
     bool jury_possible = ans.word("jury answer") != "IMPOSSIBLE";
-    if (ouf.toks.size() == 1 && ouf.toks[0] == "IMPOSSIBLE") {
+    if (ouf.peek() == "IMPOSSIBLE") {
+        ouf.word("IMPOSSIBLE");
+        ouf.finish();
         if (jury_possible) quit(WA, "answered IMPOSSIBLE but an order exists");
         quit(OK, "IMPOSSIBLE, correctly");
     }

@@ -10,7 +10,7 @@
 import binascii as _binascii
 import builtins as _builtins
 import ctypes as _ctypes
-import resource as _resource  # noqa: F401 - os.wait4 imports it lazily; never after the candidate starts
+import resource as _resource  # os.wait4 imports it lazily: imported before the candidate starts
 import fcntl as _fcntl
 import os as _os
 import select as _select
@@ -32,11 +32,16 @@ _CALL_S, _ITEM_S, _PACKED_S, _CHECK_S = 1e-4, 1e-6, 5e-8, 1e-8
 _CLK_TCK = _os.sysconf("SC_CLK_TCK")
 
 
-def _emit(verdict, message, cpu_s=0.0, maxrss_kb=0):
+def _emit(verdict, message, cpu_s=0.0, maxrss_kb=0, limit_s=0.0):
     """Write the one verdict record and leave (the only way this process ends normally).
 
-    The record: (verdict, message, the candidate's CPU seconds, its peak RSS in KiB)."""
-    data = encode((verdict, message[-2000:], float(cpu_s), int(maxrss_kb)))
+    The record: (verdict, message, the candidate's CPU seconds, its peak RSS in KiB, this
+    process's own CPU seconds, the candidate's CPU limit with its allowance). The last two
+    let the service charge the candidate for processes it started and never reaped (run
+    CPU less ours), which neither /proc/<pid>/stat nor its rusage include."""
+    own = _resource.getrusage(_resource.RUSAGE_SELF)
+    data = encode((verdict, message[-2000:], float(cpu_s), int(maxrss_kb),
+                   float(own.ru_utime + own.ru_stime), float(limit_s)))
     view = memoryview(data)
     while view:
         view = view[_os.write(1, view):]
@@ -334,7 +339,7 @@ def _spawn():
     rep_r, rep_w = (high(fd) for fd in _os.pipe2(_os.O_CLOEXEC))
     null = high(_os.open(_os.devnull, _os.O_RDONLY | _os.O_CLOEXEC))
     argv = [_sys.executable, "-S", "-B", "-c", CALLEE_STUB]
-    pid = _os.posix_spawn(_sys.executable, argv, dict(_os.environ), file_actions=[
+    pid = _os.posix_spawn(_sys.executable, argv, dict(_os.environ), setsigdef=(_signal.SIGINT,), file_actions=[
         (_os.POSIX_SPAWN_DUP2, null, 0), (_os.POSIX_SPAWN_DUP2, 2, 1),
         (_os.POSIX_SPAWN_DUP2, req_r, 3), (_os.POSIX_SPAWN_DUP2, rep_w, 4)])
     for fd in (req_r, rep_w, null):
@@ -391,6 +396,12 @@ def _main():
     # root-only, and ptrace/process_vm_readv of us need a capability it never has.
     if _ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
         _emit("IE", "prctl(PR_SET_DUMPABLE, 0) failed")
+    # The candidate runs as our uid and may signal us. Every signal but SIGINT ends us (a
+    # run killed by a signal: never an accept); SIGINT would raise KeyboardInterrupt
+    # anywhere in our code, and in our epilogue turn the verdict into IE (a hostile review
+    # got a wrong answer's sample dropped that way). Ignored here; the candidate's
+    # interpreter gets the default back (posix_spawn setsigdef), as python3 has it.
+    _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
     candidate = _read_file("candidate.py")
     setup = _read_file("setup_code.py").decode("utf-8", "surrogatepass")
     prompt = _read_file("prompt.py").decode("utf-8", "surrogatepass")
@@ -442,7 +453,7 @@ def _main():
     if verdict == "AC" and channel.cpu_s > channel.limit():
         # Polling can miss the last stretch of a call; rusage cannot.
         verdict, message = "TLE", f"CPU time limit {cpu_limit:g} s exceeded ({channel.cpu_s:.3f} s)"
-    _emit(verdict, message, channel.cpu_s, channel.maxrss_kb)
+    _emit(verdict, message, channel.cpu_s, channel.maxrss_kb, channel.limit())
 
 
 if __name__ == "__main__":
