@@ -23,6 +23,11 @@ def verdict(gold: str, pred: str, **kw):
     ("12", r"The answer is 3 4."),
     # times and ratios: 12:00 is not 1:00 (both were 1/0)
     ("1:00", "12:00"), ("12:00", "1:00"), ("3:00", "3:15"), ("1", "1:0"),
+    ("3:4", "12:15"), ("1", "1:00"), ("12", "12:00"), ("12:30", "25:60"), ("1:30", "2:60"),
+    # words that change the value are never units (a review's finds, each paid for 3 before)
+    ("3", r"\boxed{3 \text{ halved}}"), ("3", r"\boxed{3 \text{ inverse}}"), ("3", r"\boxed{\text{under } 3}"),
+    ("3", r"\boxed{\text{nearly } 3}"), ("3", "The answer is 3 doubled."), ("3", "The answer is 3 sevenths."),
+    ("3", "The answer is 3 lakh."), ("3", "The answer is 3 score."), ("3", r"\boxed{3 \text{ is false}}"),
     # \mathrm{e} is Euler's number, not a unit to drop
     ("1", r"\mathrm{e}+1"), ("2", r"1+\mathrm{e}"),
     # primes name other things
@@ -90,6 +95,8 @@ def test_never_equivalent(gold, pred):
     ("2.5", "2,5"), (r"\pi", r"\approx 3.14159"), ("1/3", r"\approx 0.333333"),
     (r"\sqrt{2}", "approximately 1.41421"), (r"\frac{22}{7}", r"\approx 3.14286"), ("50\\%", "0.5"), ("50", "50\\%"),
     (r"30^\circ", "30 degrees"), ("12:00", "12:00"), ("3:15 pm", "3:15 p.m."),
+    # a ratio gold makes a time-shaped prediction a ratio (review finding: 19 of 62 rejected)
+    ("6:7", "12:14"), ("1:3", "4:12"), ("3:4", "12:16"), ("1:9", "5:45"), ("8:7", "32:28"),
     # GSM8K phrasings
     ("18", "**Answer:** **18**"), ("18", "The answer is 18 eggs."),
     ("18", "Janet sells 16 - 3 - 4 = 9 eggs.\n#### 18"), ("18", "The answer is $18."),

@@ -33,7 +33,8 @@ Policies (docs/math-judging.md has the full list with examples):
   never equals 0.5.
 * degrees: the degree mark is dropped (30° == 30), except inside a trigonometric
   argument where it converts to radians (``\\sin 30^\\circ`` == 1/2).
-* times ``h:mm`` compare as times (12:00 != 1:00); other ``a:b`` are ratios; ``a:0`` is
+* a gold ``h:mm`` is a time (12:00 != 1:00); other ``a:b`` are ratios (so is a time-shaped
+  prediction against a ratio gold); ``a:0`` is
   ambiguous.
 * units: trailing words after a number (any noun: "18 eggs"), ``\\text{...}`` units and
   ``\\$`` are dropped, except words that change the value ("5 hundred", "5 or more").

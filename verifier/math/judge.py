@@ -100,8 +100,12 @@ def _fast_render(node: list) -> str:
 def _special_forms(gold: str, pred: str) -> tuple[bool, str] | None:
     """Times of day and base-subscript numbers, decided before any parsing."""
     g, p = strip_wrappers(gold), strip_wrappers(pred)
-    gt, pt = time_of_day(g), time_of_day(p)
-    if gt or pt:
+    # The gold decides what `a:bb` is: a time when the gold is one (12:00 is not 1:00), else
+    # a ratio like any other `a:b` (gold 6:7 against 12:14 was once compared as two clock
+    # times; a review found 19 of 62 equal ratios rejected that way).
+    gt = time_of_day(g)
+    if gt:
+        pt = time_of_day(p)
         return (gt == pt, "times equal" if gt == pt else f"times differ ({gt} vs {pt})")
     if _primes(g) != _primes(p):  # E' is not E, f'(x) is not f(x): some parsers drop marks
         return (False, "derivative marks differ")

@@ -129,7 +129,13 @@ _NOT_UNIT_WORDS = {
     "hundred", "hundreds", "thousand", "thousands", "million", "millions", "billion",
     "billions", "trillion", "dozen", "dozens", "half", "halves", "thirds", "fourths",
     "fifths", "tenths", "hundredths", "thousandths", "percent", "wrong", "incorrect",
-    "approximately", "about", "roughly", "or", "either", "maybe", "possibly", "except"}
+    "approximately", "about", "roughly", "or", "either", "maybe", "possibly", "except",
+    # a review's finds (each was paid for the bare number) and their siblings
+    "halved", "doubled", "tripled", "quadrupled", "twice", "thrice", "double", "triple",
+    "inverse", "inverted", "reciprocal", "negative", "negated", "opposite", "fewer", "under",
+    "below", "above", "nearly", "almost", "around", "circa", "false", "quarter", "quarters",
+    "third", "sixths", "sevenths", "eighths", "ninths", "lakh", "lakhs", "crore", "crores",
+    "gross", "score", "scores", "thousandth", "millionth", "billionth", "percentile"}
 
 
 _NUMBER_WORDS = {w: str(i) for i, w in enumerate(
