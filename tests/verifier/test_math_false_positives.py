@@ -97,6 +97,10 @@ def test_never_equivalent(gold, pred):
     (r"30^\circ", "30 degrees"), ("12:00", "12:00"), ("3:15 pm", "3:15 p.m."),
     # a ratio gold makes a time-shaped prediction a ratio (review finding: 19 of 62 rejected)
     ("6:7", "12:14"), ("1:3", "4:12"), ("3:4", "12:16"), ("1:9", "5:45"), ("8:7", "32:28"),
+    # more of a review's correct answers that were rejected
+    ("488", r"Final Answer: The final answer is $\$488$. I hope it is correct."), ("no", r"\boxed{\text{NO}}"),
+    ("3", r"\boxed{\log_2 8}"), ("3", r"{\bf 3}"), ("3", r"\textstyle{3}"), ("3", r"\num{3}"),
+    ("-3", "\u20103"), ("-3", "\ufe633"), ("1/2", "\u00bd"), ("4", "2\u00b2"), ("34", "3\u200b4"),
     # GSM8K phrasings
     ("18", "**Answer:** **18**"), ("18", "The answer is 18 eggs."),
     ("18", "Janet sells 16 - 3 - 4 = 9 eggs.\n#### 18"), ("18", "The answer is $18."),

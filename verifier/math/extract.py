@@ -133,7 +133,7 @@ def _clean_phrase_answer(raw: str) -> str:
     line = raw.split("\n", 1)[0]
     # a sentence ends at ". " (not a decimal point like 3.5, not inside $...$)
     for m in re.finditer(r"\.(?:\s|$)(?!\d)", line):
-        if line[: m.start()].count("$") % 2 == 0:
+        if len(re.findall(r"(?<!\\)\$", line[: m.start()])) % 2 == 0:  # a \$ is a currency sign
             line = line[: m.start()]
             break
     line = line.strip().strip("*").strip()

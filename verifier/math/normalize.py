@@ -28,6 +28,11 @@ _UNICODE = {
     "−": "-", "–": "-", "×": "\\times ", "·": "\\cdot ", "÷": "\\div ", "π": "\\pi ",
     "∞": "\\infty ", "≤": "\\le ", "≥": "\\ge ", "≠": "\\ne ", "√": "\\sqrt ", "∪": "\\cup ",
     "°": "^\\circ", "…": "", "\u00a0": " ", "\u2009": " ", "\u202f": " ",
+    # more minus signs, superscript powers, vulgar fractions, invisible characters
+    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2212": "-", "\ufe63": "-", "\uff0d": "-",
+    "²": "^{2}", "³": "^{3}", "¹": "^{1}", "⁰": "^{0}", "⁴": "^{4}", "⁵": "^{5}", "⁶": "^{6}",
+    "⁷": "^{7}", "⁸": "^{8}", "⁹": "^{9}", "½": "(1/2)", "⅓": "(1/3)", "⅔": "(2/3)", "¼": "(1/4)",
+    "¾": "(3/4)", "\u200b": "", "\u200c": "", "\u200d": "", "\u2060": "", "\ufeff": "",
 }
 _UNIT_WORDS = (
     r"(?:square\s+|sq\.?\s+|cubic\s+)?(?:units?|cm|mm|km|m|meters?|metres?|centimeters?|"
@@ -234,7 +239,9 @@ def normalize(s: str) -> str:
     s = s.replace("\\lbrace", "\\{").replace("\\rbrace", "\\}")
     s = s.replace("\\lvert", "|").replace("\\rvert", "|")
     s = s.replace("\\langle", "(").replace("\\rangle", ")")  # a vector <1, 2> is a tuple
-    s = s.replace("\\displaystyle", " ").replace("\\limits", "")
+    s = re.sub(r"\\(?:displaystyle|textstyle|scriptstyle|bf|rm|it)(?![a-zA-Z])", " ", s).replace("\\limits", "")
+    s = re.sub(r"\\num\s*\{([^{}]*)\}", r"\1", s)  # siunitx's \num{3}
+    s = re.sub(r"\\log\s*_\s*(\d)", r"\\log_{\1}", s)  # \log_2 8: the subscript is one digit
     s = re.sub(r"\\[dt]frac", r"\\frac", s)
     s = re.sub(r"\\[dt]binom", r"\\binom", s)
     s = re.sub(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big)\s*\.", " ", s)
@@ -276,7 +283,7 @@ def text_answer(s: str) -> str | None:
     if m:
         t = m.group(1)
     t = t.strip().strip(".").strip()
-    if re.fullmatch(r"[A-Za-z][A-Za-z '\-]*", t) and re.search(r"[A-Za-z]{3,}", t):
+    if re.fullmatch(r"[A-Za-z][A-Za-z '\-]*", t) and (re.search(r"[A-Za-z]{3,}", t) or t.lower() == "no"):
         from verifier.math.latex import is_math_word
 
         words = re.findall(r"[A-Za-z]+", t)
