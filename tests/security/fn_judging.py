@@ -48,6 +48,12 @@ class FnJudging:
                 id="add", entry_point="add", harness="asserts", limits=lim,
                 tests=(FunctionTest(name="t1", code=put("assert add(2, 3) == 5\nassert add(-1, 1) == 0\n")),
                        FunctionTest(name="t2", code=put("assert add(10**20, 1) == 10**20 + 1\n")))),
+            # jury code in the style of imported test lists: the calls happen inside map()
+            "add-map": FunctionProblem(
+                id="add-map", entry_point="add", harness="asserts", limits=lim,
+                tests=(FunctionTest(name="t1", code=put(
+                    "cases = [((2, 3), 5), ((-1, 1), 0)]\n"
+                    "assert all(map(lambda c: add(*c[0]) == c[1], cases))\n")),)),
         }
 
     def run(self, problem: str, code: str, timeout: float = 120):

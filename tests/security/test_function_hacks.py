@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.security.fn_judging import SECRET, FnJudging
+from tests.security.fn_judging import ADD_AC, SECRET, FnJudging
 from verifier.models import Verdict
 
 SECRET_PROBLEMS = ["secret-asserts", "secret-humaneval", "secret-taco"]
@@ -375,6 +375,14 @@ def test_cpu_spent_in_processes_the_candidate_started(fn):
     assert verdict == Verdict.TLE, verdicts
     assert "started" in verdicts[0].message and verdicts[0].time_s > 1.0
     fn.assert_healthy()
+
+
+def test_stop_iteration_inside_the_jurys_iteration(fn):
+    # Raised into `all(map(...))`, a StopIteration ends the map: all() of nothing passed.
+    for exc in ("StopIteration", "StopAsyncIteration"):
+        verdicts = _attack(fn, "add-map", f"def add(a, b):\n    raise {exc}\n", {Verdict.RE})
+        assert exc in verdicts[0].message
+    assert fn.overall("add-map", ADD_AC)[0] == Verdict.AC
 
 
 PROXIES = {
