@@ -28,6 +28,8 @@ def verdict(gold: str, pred: str, **kw):
     ("3", r"\boxed{3 \text{ halved}}"), ("3", r"\boxed{3 \text{ inverse}}"), ("3", r"\boxed{\text{under } 3}"),
     ("3", r"\boxed{\text{nearly } 3}"), ("3", "The answer is 3 doubled."), ("3", "The answer is 3 sevenths."),
     ("3", "The answer is 3 lakh."), ("3", "The answer is 3 score."), ("3", r"\boxed{3 \text{ is false}}"),
+    # self-contradicting answers: every side of a chain must be the answer; \in needs a variable
+    ("3", r"\boxed{x = 4 = 3}"), ("4", r"\boxed{x = 3 = 4}"), ("3", r"\boxed{4 \in 3}"), ("3", r"\boxed{2+2 \in 3}"),
     # \mathrm{e} is Euler's number, not a unit to drop
     ("1", r"\mathrm{e}+1"), ("2", r"1+\mathrm{e}"),
     # primes name other things
@@ -101,6 +103,7 @@ def test_never_equivalent(gold, pred):
     ("488", r"Final Answer: The final answer is $\$488$. I hope it is correct."), ("no", r"\boxed{\text{NO}}"),
     ("3", r"\boxed{\log_2 8}"), ("3", r"{\bf 3}"), ("3", r"\textstyle{3}"), ("3", r"\num{3}"),
     ("-3", "\u20103"), ("-3", "\ufe633"), ("1/2", "\u00bd"), ("4", "2\u00b2"), ("34", "3\u200b4"),
+    ("4", r"\boxed{x = 2+2 = 4}"), ("x=4", r"x = 2 \cdot 2 = 4"),
     # GSM8K phrasings
     ("18", "**Answer:** **18**"), ("18", "The answer is 18 eggs."),
     ("18", "Janet sells 16 - 3 - 4 = 9 eggs.\n#### 18"), ("18", "The answer is $18."),

@@ -162,12 +162,18 @@ class Parser:
         while self.tok.text in _REL_OPS or self.at("\\in"):
             op = self.take().text
             if op == "\\in":
+                if exprs[0][0] != "sym" or ops:  # `4 \in 3` is no answer (it was read as 3)
+                    raise ParseError("'\\in' needs a variable on its left")
                 return self.parse_setexpr()
             ops.append(_REL_OPS[op])
             exprs.append(self._ratio())
         if not ops:
             return exprs[0]
         if all(o == "=" for o in ops):
+            if len(exprs) > 2 and any(e[0] != "sym" for e in exprs[:-1]):
+                # `x = 2+2 = 4` is fine, but a chain whose middle is dropped would pay
+                # `x = 4 = 3` for 3: its sides must all be the same answer
+                return ["eqchain", exprs]
             return ["eq", exprs[0], exprs[-1]]
         return ["rel", exprs, ops]
 

@@ -126,6 +126,18 @@ def compare(g: list, p: list, sc: Scalars) -> Outcome:
     if pk == "list" and len(p[1]) == 1:
         return compare(g, p[1][0], sc)
 
+    if gk == "eqchain":  # a gold chain states its answer last
+        return compare(["eq", g[1][0], g[1][-1]], p, sc)
+    if pk == "eqchain":
+        target = g[2] if gk == "eq" and _is_sym(g[1]) else g
+        if gk == "eq" and _is_sym(g[1]) and _is_sym(p[1][0]) and g[1] != p[1][0]:
+            return Outcome(False, f"equations for different variables {g[1][1]} vs {p[1][0][1]}")
+        out = None
+        for side in (e for e in p[1] if not _is_sym(e)):
+            out = compare(target, side, sc)
+            if not out.equal:
+                return Outcome(False, "a chain of equalities whose sides are not all the answer")
+        return _tag(out, "every side of the chain") if out else Outcome(False, "no value in the chain")
     if gk == "eq" and pk == "eq":
         if _is_sym(g[1]) and _is_sym(p[1]):
             if g[1] != p[1]:
