@@ -48,6 +48,12 @@ class FnJudging:
                 id="add", entry_point="add", harness="asserts", limits=lim,
                 tests=(FunctionTest(name="t1", code=put("assert add(2, 3) == 5\nassert add(-1, 1) == 0\n")),
                        FunctionTest(name="t2", code=put("assert add(10**20, 1) == 10**20 + 1\n")))),
+            # the candidate's return value goes back to it (r = f(f(x)))
+            "round-trip": FunctionProblem(
+                id="round-trip", entry_point="rotate", harness="asserts", limits=lim,
+                tests=(FunctionTest(name="t1", code=put(
+                    "r = [[1, 2], [3, 4]]\nfor _ in range(4):\n    r = rotate(r)\n"
+                    "assert r == [[1, 2], [3, 4]]\n")),)),
             # jury code in the style of imported test lists: the calls happen inside map()
             "add-map": FunctionProblem(
                 id="add-map", entry_point="add", harness="asserts", limits=lim,

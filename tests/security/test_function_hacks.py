@@ -385,6 +385,36 @@ def test_stop_iteration_inside_the_jurys_iteration(fn):
     assert fn.overall("add-map", ADD_AC)[0] == Verdict.AC
 
 
+ROTATE_AC = "def rotate(m):\n    return [list(r) for r in zip(*m[::-1])]\n"
+FORGED_HUGE_REPLY = r'''
+import os, struct
+
+def rotate(m):
+    # a reply frame written by hand: one bytes value of 33 MiB (over the codec's 32 MiB)
+    n = 33 * (1 << 20) + 5
+    body = (b"t" + struct.pack("<I", 3) + b"s" + struct.pack("<I", 2) + b"ok"
+            + b"b" + struct.pack("<I", n) + b"\0" * n + b"d" + struct.pack("<I", 0))
+    view = memoryview(struct.pack("<I", len(body)) + body)
+    while view:
+        view = view[os.write(4, view):]
+    while True:
+        if not os.read(3, 1 << 20):
+            os._exit(0)
+'''
+
+
+@pytest.mark.parametrize("code", [
+    "def rotate(m):\n    x = 0\n    for _ in range(9998):\n        x = [x]\n    return x\n",
+    "def rotate(m):\n    return [0] * ((1 << 21) - 7)\n",
+    FORGED_HUGE_REPLY,
+], ids=["deep", "items", "forged-bytes"])
+def test_values_too_big_to_send_back(fn, code):
+    # A value that fits in the candidate's reply but not in the call that sends it back was
+    # once blamed on the jury (IE: reward null, the sample dropped). A review's finding.
+    _attack(fn, "round-trip", code, {Verdict.RE, Verdict.WA})
+    assert fn.overall("round-trip", ROTATE_AC)[0] == Verdict.AC
+
+
 PROXIES = {
     "eq_hash": "class P:\n    def __eq__(s, o): return True\n    def __hash__(s): return hash(o_secret)\n",
     "len_iter_bool": ("class P:\n    def __len__(s): return 33\n    def __iter__(s): return iter('fnsecret-')\n"

@@ -210,8 +210,10 @@ def type_name(v) -> str:
     return name if mod == "builtins" else f"{mod}.{name}"
 
 
-def decode(data: bytes, max_depth=MAX_DEPTH, max_items=MAX_ITEMS):
-    """Rebuild a value from ``data``; raises CodecError for anything malformed or too big.
+def decode(data: bytes, max_depth=MAX_DEPTH, max_items=MAX_ITEMS, max_bytes=MAX_BYTES):
+    """Rebuild a value from ``data``; raises CodecError for anything malformed or too big
+    (the same budgets as ``encode``: a hand-written 33 MiB string is refused here, not when
+    the harness sends it back).
 
     Iterative: each open container is a frame [tag, values still to read, values read]."""
     if not isinstance(data, bytes):
@@ -221,6 +223,7 @@ def decode(data: bytes, max_depth=MAX_DEPTH, max_items=MAX_ITEMS):
     n = len(data)
     pos = 0
     items = max_items
+    left_bytes = max_bytes
     root = [None, 1, []]
     frames = [root]
     while True:
@@ -254,6 +257,9 @@ def decode(data: bytes, max_depth=MAX_DEPTH, max_items=MAX_ITEMS):
             pos += 4
             if pos + k > n:
                 raise CodecError("truncated message")
+            left_bytes -= k
+            if left_bytes < 0:
+                raise TooLarge(f"more than {max_bytes} bytes")
             chunk = data[pos:pos + k]
             pos += k
             if tag == 0x73:
@@ -312,6 +318,9 @@ def decode(data: bytes, max_depth=MAX_DEPTH, max_items=MAX_ITEMS):
             width = 4 if tag == 0x57 else 8
             if pos + width * k > n:
                 raise CodecError("truncated message")
+            left_bytes -= width * k
+            if left_bytes < 0:
+                raise TooLarge(f"more than {max_bytes} bytes")
             arr = array("I" if tag == 0x57 else "q" if tag == 0x41 else "d")
             arr.frombytes(data[pos:pos + width * k])
             pos += width * k
@@ -319,6 +328,9 @@ def decode(data: bytes, max_depth=MAX_DEPTH, max_items=MAX_ITEMS):
                 total = sum(arr)
                 if pos + total > n:
                     raise CodecError("truncated message")
+                left_bytes -= total
+                if left_bytes < 0:
+                    raise TooLarge(f"more than {max_bytes} bytes")
                 out = []
                 try:
                     for length in arr:

@@ -70,6 +70,7 @@ class _Channel:
         self.in_place = in_place
         self.failure = None        # (verdict, message): decides the test once set
         self.raised = set()        # ids of exceptions re-raised on the candidate's behalf
+        self.replies = 0           # replies decoded so far: values the jury may send back
         self.status = None         # wait status once reaped
         self.cpu_s = 0.0           # the candidate's CPU time once reaped
         self.maxrss_kb = 0
@@ -130,6 +131,13 @@ class _Channel:
         stats = {}
         try:
             data = encode(msg, stats=stats)
+        except TooLarge as exc:
+            if self.replies:
+                # Over a size/depth/item limit once the candidate has answered: what it
+                # returned is being sent back (r = f(f(x)), round trips). Its value, its
+                # fault: a review turned WA into IE with a 9,998-deep list on rotate-matrix.
+                self.fail("RE", f"a value the candidate returned cannot be sent back to it: {exc}")
+            raise _JuryProblem(f"the test passes a value that cannot cross to the candidate: {exc}")
         except CodecError as exc:
             raise _JuryProblem(f"the test passes a value that cannot cross to the candidate: {exc}")
         # Decoding it costs the candidate's process this much CPU: granted, not charged.
@@ -170,6 +178,7 @@ class _Channel:
             self.fail("RE", f"malformed reply from the candidate's process: {exc}")
         if type(msg) is not tuple or not msg or type(msg[0]) is not str:
             self.fail("RE", "malformed reply from the candidate's process")
+        self.replies += 1
         return msg
 
     # -- one call ----------------------------------------------------------------------
