@@ -30,6 +30,9 @@ def verdict(gold: str, pred: str, **kw):
     ("3", "The answer is 3 lakh."), ("3", "The answer is 3 score."), ("3", r"\boxed{3 \text{ is false}}"),
     # self-contradicting answers: every side of a chain must be the answer; \in needs a variable
     ("3", r"\boxed{x = 4 = 3}"), ("4", r"\boxed{x = 3 = 4}"), ("3", r"\boxed{4 \in 3}"), ("3", r"\boxed{2+2 \in 3}"),
+    # an empty interval matched every pair gold (a, b) with a >= b (read as an empty open interval)
+    ("(4, 2)", r"\boxed{[1, 0]}"), ("(7,-3)", r"\boxed{[1,0)}"), ("(2,2)", r"\boxed{(3,2]}"),
+    ("(3,1)", r"\boxed{5 < x < 1}"), (r"\emptyset", r"\boxed{[1,0]}"),
     # \mathrm{e} is Euler's number, not a unit to drop
     ("1", r"\mathrm{e}+1"), ("2", r"1+\mathrm{e}"),
     # primes name other things

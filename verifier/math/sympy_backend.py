@@ -396,6 +396,11 @@ class SympyScalars:
 
     def region_eq(self, g: list, p: list) -> Outcome:
         gs, ps = to_set(g), to_set(p)
+        if gs is sp.S.EmptySet or ps is sp.S.EmptySet:
+            # An interval or inequality with no points is no answer: read as sets, every
+            # pair gold (a, b) with a >= b (an empty open interval) matched `[1, 0]` (a
+            # review's universal answer). A written empty set is a set, not this path.
+            return Outcome(False, "an empty interval or inequality is not an answer")
         if gs == ps:
             return Outcome(True, "sets equal")
         dg, dp = has_decimal(g), has_decimal(p)
