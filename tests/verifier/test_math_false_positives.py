@@ -33,6 +33,8 @@ def verdict(gold: str, pred: str, **kw):
     # an empty interval matched every pair gold (a, b) with a >= b (read as an empty open interval)
     ("(4, 2)", r"\boxed{[1, 0]}"), ("(7,-3)", r"\boxed{[1,0)}"), ("(2,2)", r"\boxed{(3,2]}"),
     ("(3,1)", r"\boxed{5 < x < 1}"), (r"\emptyset", r"\boxed{[1,0]}"),
+    # sympy's gcd/lcm read a third argument as a generator: lcm(4, 6, 7) was 12
+    ("12", r"\boxed{\operatorname{lcm}(4, 6, 7)}"), ("2", r"\boxed{\gcd(4, 6, 9)}"),
     # \mathrm{e} is Euler's number, not a unit to drop
     ("1", r"\mathrm{e}+1"), ("2", r"1+\mathrm{e}"),
     # primes name other things
@@ -107,6 +109,7 @@ def test_never_equivalent(gold, pred):
     ("3", r"\boxed{\log_2 8}"), ("3", r"{\bf 3}"), ("3", r"\textstyle{3}"), ("3", r"\num{3}"),
     ("-3", "\u20103"), ("-3", "\ufe633"), ("1/2", "\u00bd"), ("4", "2\u00b2"), ("34", "3\u200b4"),
     ("4", r"\boxed{x = 2+2 = 4}"), ("x=4", r"x = 2 \cdot 2 = 4"),
+    ("84", r"\boxed{\operatorname{lcm}(4, 6, 7)}"), ("1", r"\boxed{\gcd(4, 6, 9)}"), ("60", r"\boxed{\operatorname{lcm}(4,6,10)}"),
     # GSM8K phrasings
     ("18", "**Answer:** **18**"), ("18", "The answer is 18 eggs."),
     ("18", "Janet sells 16 - 3 - 4 = 9 eggs.\n#### 18"), ("18", "The answer is $18."),

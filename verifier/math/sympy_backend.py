@@ -12,6 +12,8 @@ zero only equals (numerically) zero.
 
 from __future__ import annotations
 
+import functools
+
 import random
 from fractions import Fraction
 
@@ -30,7 +32,10 @@ _FUNCS = {
     "arcsin": sp.asin, "arccos": sp.acos, "arctan": sp.atan, "sinh": sp.sinh,
     "cosh": sp.cosh, "tanh": sp.tanh, "ln": sp.log, "log": sp.log, "exp": sp.exp,
     "sqrt": sp.sqrt, "binomial": sp.binomial, "floor": sp.floor, "ceiling": sp.ceiling,
-    "gcd": sp.gcd, "lcm": sp.lcm, "max": sp.Max, "min": sp.Min,
+    # sympy's gcd(a, b, *gens) reads a third argument as a generator (lcm(4, 6, 7) was 12):
+    # fold over every argument instead
+    "gcd": lambda *a: functools.reduce(sp.gcd, a), "lcm": lambda *a: functools.reduce(sp.lcm, a),
+    "max": sp.Max, "min": sp.Min,
 }
 _CONSTS = {"pi": sp.pi, "E": sp.E, "I": sp.I, "oo": sp.oo}
 
