@@ -38,6 +38,11 @@ class TooLarge(RequestError):
     status, code = 413, "too_large"
 
 
+class CodeTooLarge(TooLarge):
+    """The submitted code (or math response) is over max_code_bytes: 413 for one submission;
+    in a batch that submission alone is judged (CE, or WA too_large for math)."""
+
+
 class Overloaded(RequestError):
     """The admission queue is full: retry after ``retry_after_s``."""
 

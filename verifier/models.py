@@ -108,7 +108,9 @@ class BatchVerifyResponse(BaseModel):
 
 class MathVerifyRequest(_Req):
     gold: str = Field(min_length=1, max_length=100_000)
-    prediction: str = Field(max_length=100_000)
+    # The judge itself calls a longer prediction too_large (not equivalent, reward 0); the
+    # field only keeps absurd bodies out (a 100,000 cap once made 100k-200k answers 422).
+    prediction: str = Field(max_length=1_000_000)
     extract: bool = Field(True, description="Extract the final answer (\\boxed{}, 'answer is').")
     require_box: bool = Field(False, description="Only a \\boxed{} answer counts (with extract).")
     timeout_s: float | None = Field(None, gt=0, le=120, description="Budget of this call, "

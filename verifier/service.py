@@ -25,7 +25,7 @@ from verifier.ceilings import check_check, execute_limits, is_link, unique
 from verifier.checkers.builtin import check_builtin
 from verifier.checkers.custom import CheckJob
 from verifier.config import VerifierConfig
-from verifier.errors import (DeadlineExceeded, InvalidRequest, RequestError, TooLarge, UnknownProblem,
+from verifier.errors import (CodeTooLarge, DeadlineExceeded, InvalidRequest, RequestError, TooLarge, UnknownProblem,
                              UnsupportedLanguage)
 from verifier.judging.blob_cache import BlobCache
 from verifier.judging.compile_cache import CompileCache
@@ -194,7 +194,7 @@ class VerifierService:
             raise InvalidRequest(f"{where}: not valid Unicode text (lone surrogate at "
                                  f"character {exc.start})") from None
         if size > self.config.max_code_bytes:
-            raise TooLarge(f"{where} is {size} bytes, over the limit of {self.config.max_code_bytes}")
+            raise CodeTooLarge(f"{where} is {size} bytes, over the limit of {self.config.max_code_bytes}")
 
     async def _prepare(self, req: VerifyRequest, where: str = ""):
         """Validate against the problem before taking a place in line; return (problem, tests)."""
@@ -253,7 +253,23 @@ class VerifierService:
         if n > self.config.max_batch_submissions:
             raise TooLarge(f"submissions: {n} in one batch, over the limit of "
                            f"{self.config.max_batch_submissions}")
-        prepared = [await self._prepare(s, f"submissions[{i}].") for i, s in enumerate(req.submissions)]
+        prepared, oversized = [], {}
+        for i, s in enumerate(req.submissions):
+            try:
+                prepared.append(await self._prepare(s, f"submissions[{i}]."))
+            except CodeTooLarge as exc:
+                # The submission's own doing (a policy that rambles past the limit): judged
+                # as a failure of its own, the rest of the batch goes on (was 413 for all).
+                oversized[i] = await self._too_large(s, exc)
+                prepared.append(None)
+        if oversized:
+            rest = [i for i in range(n) if i not in oversized]
+            if not rest:
+                return BatchVerifyResponse(results=[oversized[i] for i in range(n)])
+            inner = await self.verify_batch(BatchVerifyRequest.model_construct(
+                submissions=[req.submissions[i] for i in rest]))
+            judged = dict(zip(rest, inner.results))
+            return BatchVerifyResponse(results=[judged.get(i) or oversized[i] for i in range(n)])
         classes = [_work_class(p) for p, _ in prepared]
         with self._reserve({c: classes.count(c) for c in set(classes)}) as ticket:
             async def one(i: int) -> VerifyResponse:
@@ -274,6 +290,17 @@ class VerifierService:
                 await asyncio.gather(*tasks, return_exceptions=True)
             results = [self._batch_item(prepared[i][0], t, t in late) for i, t in enumerate(tasks)]
         return BatchVerifyResponse(results=results)
+
+    async def _too_large(self, req: VerifyRequest, exc: CodeTooLarge) -> VerifyResponse:
+        problem = await self._load(req.problem_id)
+        self.metrics.verdicts.labels_inc((Verdict.WA if problem.kind == "math" else Verdict.CE).value,
+                                         problem.kind)
+        if problem.kind == "math":
+            return VerifyResponse(problem_id=problem.id, kind="math", verdict=Verdict.WA, reward=0.0,
+                                  message="too_large: " + exc.message.split("].", 1)[-1])
+        return VerifyResponse(problem_id=problem.id, kind=problem.kind, verdict=Verdict.CE, reward=0.0,
+                              compile=CompileInfo(status="CE", log=exc.message.split("].", 1)[-1]),
+                              message="source too large")
 
     def _batch_item(self, problem, task: asyncio.Future, late: bool) -> VerifyResponse:
         if late:

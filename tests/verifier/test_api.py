@@ -237,6 +237,33 @@ async def test_batch_items_fail_alone_and_late_ones_are_ie(blobs, backend):
     await svc.close()
 
 
+async def test_batch_item_over_the_code_limit_is_judged_alone(client):
+    """A completion over max_code_bytes is the policy's own failure: CE (math: WA too_large),
+    reward 0, in a batch; the others are judged (one such item was 413 for the whole batch,
+    and an RL client stops on a 4xx). A single /v1/verify of it stays 413."""
+    big = "#" * (300 * 1024)
+    subs = [{"problem_id": "sum", "language": "python", "code": SUM_AC},
+            {"problem_id": "sum", "language": "python", "code": big},
+            {"problem_id": "half-plus-third", "code": "\\boxed{1} " * 40000},
+            {"problem_id": "sum", "language": "python", "code": SUM_WA}]
+    r = await client.post("/v1/verify/batch", json={"submissions": subs})
+    assert r.status == 200
+    res = (await r.json())["results"]
+    assert [(x["verdict"], x["reward"]) for x in res] == [("AC", 1.0), ("CE", 0.0), ("WA", 0.0), ("WA", 0.0)]
+    assert "bytes, over the limit" in res[1]["compile"]["log"] and res[2]["message"].startswith("too_large")
+    r = await client.post("/v1/verify/batch", json={"submissions": subs[1:2]})
+    assert r.status == 200 and (await r.json())["results"][0]["verdict"] == "CE"
+    r = await client.post("/v1/verify", json=subs[1])
+    assert r.status == 413
+
+
+async def test_math_prediction_past_the_judges_limit_is_too_large_not_422(client):
+    r = await client.post("/v1/math/verify", json={"gold": "1", "prediction": "1+" * 125_000 + "1"})
+    assert r.status == 200
+    body = await r.json()
+    assert body["equivalent"] is False and body["reason"] == "too_large"
+
+
 async def test_client_disconnect_cancels_work(blobs, backend):
     svc = VerifierService(make_config(self_test=False), backend, blobs)
     await svc.start()
