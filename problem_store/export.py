@@ -96,6 +96,8 @@ def export_problem(store: ProblemStore, problem_id: str, dest: Path) -> Path:
         meta["tests"] = tests
     elif isinstance(p, MathProblem):
         meta.update(question=p.question, answer=p.answer)
+        if p.answer_form != "value":
+            meta["answer_form"] = p.answer_form
         if p.solution is not None:
             meta["solution"] = p.solution
     (d / "problem.yaml").write_text(yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=100))

@@ -189,6 +189,9 @@ class MathProblem(_ProblemBase):
     question: str = Field(min_length=1)
     answer: str = Field(min_length=1, description="Gold answer (plain or LaTeX).")
     solution: str | None = Field(None, description="Worked solution, if the source has one.")
+    answer_form: Literal["value", "as_gold"] = Field(
+        "value", description="as_gold: the answer must also be written in the gold's form "
+        "(factored, expanded, a number, a percentage, lowest terms; docs/math-judging.md).")
 
 
 Problem = Annotated[Union[StdioProblem, FunctionProblem, MathProblem], Field(discriminator="kind")]

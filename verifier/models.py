@@ -113,6 +113,9 @@ class MathVerifyRequest(_Req):
     prediction: str = Field(max_length=1_000_000)
     extract: bool = Field(True, description="Extract the final answer (\\boxed{}, 'answer is').")
     require_box: bool = Field(False, description="Only a \\boxed{} answer counts (with extract).")
+    form: Literal["value", "as_gold"] = Field("value", description="as_gold: an answer equal in value "
+                                              "must also be written in the gold's form (outer operation, "
+                                              "no operation the gold lacks, fractions in lowest terms).")
     timeout_s: float | None = Field(None, gt=0, le=120, description="Budget of this call, "
                                     "seconds (default: the service's math_timeout_s). A "
                                     "prediction that needs more is not equivalent (reason 'timeout'). Time "

@@ -431,7 +431,8 @@ class VerifierService:
                 async with ticket.slot("math"):
                     return await judge_math(req.gold, req.prediction,
                                             req.timeout_s or self.config.math_timeout_s,
-                                            req.extract, req.require_box, run=self.work.math_run)
+                                            req.extract, req.require_box, run=self.work.math_run,
+                                            form=req.form)
             return await self._deadline(run())
 
     # -- problems -------------------------------------------------------------------

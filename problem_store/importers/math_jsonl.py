@@ -70,4 +70,6 @@ def _math(rec: dict, path: Path, lineno: int) -> Draft:
         fields["difficulty"] = str(rec["level"])
     if rec.get("type"):
         fields["tags"] = [str(rec["type"])]
+    if rec.get("answer_form") is not None:
+        fields["answer_form"] = rec["answer_form"]  # validated with the manifest
     return Draft(fields=fields, origin=path, line=lineno)

@@ -143,7 +143,8 @@ def test_jsonl_shape_and_size():
     ids = [r["id"] for r in train + held]
     assert len(ids) == len(set(ids)), "duplicate ids"
     for r in train + held:
-        assert set(r) == {"id", "question", "answer"}, r
+        assert set(r) - {"answer_form"} == {"id", "question", "answer"}, r
+        assert r.get("answer_form", "value") in ("value", "as_gold"), r
         assert r["question"].strip() and r["answer"].strip()
 
 
@@ -176,3 +177,30 @@ def test_gsm_worked_solution_arithmetic(pid):
     for expr, value in steps:
         assert sp.nsimplify(sp.sympify(expr, rational=True)) == sp.sympify(value), (expr, value)
     assert ROWS[pid]["answer"].rstrip().splitlines()[-1].startswith("#### ")
+
+
+ECHOES = [  # a review's finds: the question's own expression, paid by value alone
+    ("m-int-product", r"\boxed{17 \times 23}"), ("m-factor-difference", r"\boxed{x^2 - 9}"),
+    ("m-expand-square", r"\boxed{(x+1)^2}"), ("m-simplify-rational", r"\boxed{\dfrac{x^2-1}{x-1}}"),
+    ("m-sqrt-twelve", r"\boxed{\sqrt{12}}"), ("m-three-eighths", r"\boxed{\frac{3}{8}}"),
+    ("m-decimal-to-percent", r"\boxed{0.45}"), ("m-gauss-sum", r"\boxed{\sum_{k=1}^{100} k}"),
+    ("m-fraction-sum", r"\boxed{\frac{1}{2} + \frac{1}{3} + \frac{1}{12}}"), ("m-fraction-sum", r"\boxed{\frac{22}{24}}"),
+]
+
+
+@pytest.mark.parametrize("pid, echo", ECHOES)
+def test_echoing_the_question_is_not_paid(pid, echo):
+    from verifier.math import judge
+    row = ROWS[pid]
+    assert judge(row["answer"], echo).equivalent is True  # the same value...
+    assert judge(row["answer"], echo, form=row["answer_form"]).equivalent is False  # ...not the answer
+
+
+@pytest.mark.parametrize("pid", sorted(ROWS))
+def test_gold_in_its_own_form_is_paid(pid):
+    from verifier.math import judge
+    from verifier.math.extract import extract_gold
+    row = ROWS[pid]
+    gold = extract_gold(row["answer"])
+    assert judge(row["answer"], "The answer is $\\boxed{" + gold + "}$.",
+                 form=row.get("answer_form", "value")).equivalent is True, gold

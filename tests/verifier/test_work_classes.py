@@ -154,10 +154,10 @@ async def test_math_flood_stays_in_the_math_class(blobs, backend, monkeypatch):
     hang = threading.Event()
     real = jm._judge_sync
 
-    def hanging(gold, prediction, timeout_s, extract, require_box=False):
+    def hanging(gold, prediction, timeout_s, extract, require_box=False, form="value"):
         if prediction == "hang":
             hang.wait(GUARD_S)
-        return real(gold, "1/2", timeout_s, extract, require_box)
+        return real(gold, "1/2", timeout_s, extract, require_box, form)
     monkeypatch.setattr(jm, "_judge_sync", hanging)
     flood = {"gold": "1/2", "prediction": "hang"}
     try:

@@ -36,7 +36,7 @@ class Judge:
                 problem, tests, code, options.stop_on_first_failure)
         elif isinstance(problem, MathProblem):
             math = await judge_math(problem.answer, code, self.math_timeout_s,
-                                    run=self.math_run)
+                                    run=self.math_run, form=problem.answer_form)
             verdicts = [math_test_verdict(math)]
         else:  # pragma: no cover - the manifest union is closed
             raise TypeError(f"unknown problem kind {type(problem).__name__}")

@@ -16,10 +16,10 @@ from verifier.models import MathVerifyResponse, TestVerdict, Verdict
 
 
 def _judge_sync(gold: str, prediction: str, timeout_s: float, extract: bool,
-                require_box: bool) -> MathVerifyResponse:
+                require_box: bool, form: str = "value") -> MathVerifyResponse:
     from verifier.math import judge  # imported late: keeps the import graph light
 
-    v = judge(gold, prediction, timeout_s=timeout_s, extract=extract, require_box=require_box)
+    v = judge(gold, prediction, timeout_s=timeout_s, extract=extract, require_box=require_box, form=form)
     failed = bool(getattr(v, "error", None))
     return MathVerifyResponse(
         equivalent=None if failed else bool(v.equivalent),
@@ -36,7 +36,8 @@ def _s(x) -> str | None:
 
 
 async def judge_math(gold: str, prediction: str, timeout_s: float,
-                     extract: bool = True, require_box: bool = False, run=None) -> MathVerifyResponse:
+                     extract: bool = True, require_box: bool = False, run=None,
+                     form: str = "value") -> MathVerifyResponse:
     """``run``: how to call the blocking judge off the loop (the service's math work class)."""
     run = run or asyncio.to_thread
     try:
@@ -46,7 +47,7 @@ async def judge_math(gold: str, prediction: str, timeout_s: float,
         from verifier.math.pool import MAX_STRETCH
 
         return await asyncio.wait_for(
-            run(_judge_sync, gold, prediction, timeout_s, extract, require_box),
+            run(_judge_sync, gold, prediction, timeout_s, extract, require_box, form),
             timeout=timeout_s * (1 + MAX_STRETCH) + 30.0)
     except asyncio.TimeoutError:
         return MathVerifyResponse(equivalent=None, reason="judge timed out", timed_out=True,

@@ -132,8 +132,25 @@ _APPROX_RE = re.compile(r"\\approx|≈|\\simeq|^\s*(?:~|\\sim(?![a-z])|approxima
 _DECIMAL_COMMA_RE = re.compile(r"-?\d+,(?:\d{1,2}|\d{4,})")
 
 
-def judge(gold: str, prediction: str, *, timeout_s: float = 5.0,
-          extract: bool = True, require_box: bool = False) -> MathVerdict:
+def judge(gold: str, prediction: str, *, timeout_s: float = 5.0, extract: bool = True,
+          require_box: bool = False, form: str = "value") -> MathVerdict:
+    """As ``_judge_value``; with ``form="as_gold"`` an answer equal in value must also be
+    written in the gold's form (``verifier.math.form``: factored, a number, lowest terms...)."""
+    if form not in ("value", "as_gold"):
+        raise ValueError(f"form must be 'value' or 'as_gold', got {form!r}")
+    v = _judge_value(gold, prediction, timeout_s=timeout_s, extract=extract, require_box=require_box)
+    if form == "value" or not v.equivalent or v.extracted is None:
+        return v
+    from verifier.math.form import form_matches
+
+    ok, why = form_matches(extract_gold(gold), v.extracted)
+    if ok:
+        return v
+    return v.model_copy(update={"equivalent": False, "reason": f"not in the form asked for: {why}"})
+
+
+def _judge_value(gold: str, prediction: str, *, timeout_s: float = 5.0,
+                 extract: bool = True, require_box: bool = False) -> MathVerdict:
     """Is ``prediction`` (a whole response when ``extract``) the same answer as ``gold``?
 
     ``timeout_s`` is this call's budget for the sympy stage. A prediction that cannot be
