@@ -108,7 +108,7 @@ def test_never_equivalent(gold, pred):
     ("488", r"Final Answer: The final answer is $\$488$. I hope it is correct."), ("no", r"\boxed{\text{NO}}"),
     ("3", r"\boxed{\log_2 8}"), ("3", r"{\bf 3}"), ("3", r"\textstyle{3}"), ("3", r"\num{3}"),
     ("-3", "\u20103"), ("-3", "\ufe633"), ("1/2", "\u00bd"), ("4", "2\u00b2"), ("34", "3\u200b4"),
-    ("4", r"\boxed{x = 2+2 = 4}"), ("x=4", r"x = 2 \cdot 2 = 4"),
+    ("4", r"\boxed{x = 2+2 = 4}"), ("x=4", r"x = 2 \cdot 2 = 4"), ("116", r"\boxed{116 km/h}"), ("9.8", r"9.8 m/s^2"),
     ("84", r"\boxed{\operatorname{lcm}(4, 6, 7)}"), ("1", r"\boxed{\gcd(4, 6, 9)}"), ("60", r"\boxed{\operatorname{lcm}(4,6,10)}"),
     # GSM8K phrasings
     ("18", "**Answer:** **18**"), ("18", "The answer is 18 eggs."),

@@ -42,9 +42,10 @@ _UNIT_WORDS = (
     r"deg|radians?|rad|people|students|apples|cookies|marbles|points?|percent)"
 )
 # unit words only removed after a number/brace/bracket and a space (never "5m" alone)
+# a unit may be a ratio of units (km/h, m/s^2)
+_UNIT = _UNIT_WORDS + r"(?:\s*\^\s*\{?\d\}?|\d)?(?:\s*/\s*" + _UNIT_WORDS + r"(?:\s*\^\s*\{?\d\}?|\d)?)?"
 _TRAILING_UNITS_RE = re.compile(
-    r"(?<=[\d}\)\]])\s+(?:" + _UNIT_WORDS + r")(?:\s*\^\s*\{?\d\}?|\d)?(?:\s+" + _UNIT_WORDS
-    + r")*\.?\s*$"
+    r"(?<=[\d}\)\]])\s+(?:" + _UNIT + r")(?:\s+" + _UNIT + r")*\.?\s*$"
 )
 _TEXT_CMD_RE = re.compile(r"\\(?:text|textbf|textit|textrm|mbox|mathrm|textnormal|mathit)\s*\{")
 _THOUSANDS_WHOLE_RE = re.compile(r"^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
