@@ -35,6 +35,9 @@ def verdict(gold: str, pred: str, **kw):
     ("(3,1)", r"\boxed{5 < x < 1}"), (r"\emptyset", r"\boxed{[1,0]}"),
     # sympy's gcd/lcm read a third argument as a generator: lcm(4, 6, 7) was 12
     ("12", r"\boxed{\operatorname{lcm}(4, 6, 7)}"), ("2", r"\boxed{\gcd(4, 6, 9)}"),
+    # review round 3: stacked percent signs paid for several golds; x \in 3; a list of intervals
+    ("391", r"\boxed{391\%\%}"), ("3.91", r"\boxed{391\%\%}"), ("0.0391", r"\boxed{391\%\%}"),
+    ("3", r"\boxed{x \in 3}"), (r"(-\infty, 2]", r"\boxed{(-\infty, 2], (-\infty, 1]}"),
     # \mathrm{e} is Euler's number, not a unit to drop
     ("1", r"\mathrm{e}+1"), ("2", r"1+\mathrm{e}"),
     # primes name other things
@@ -153,3 +156,14 @@ def test_number_words_and_repeating_decimals(gold, pred, expected):
 def test_an_adversary_cannot_wrap_the_gold_value_in_noise(pred):
     v = verdict("5", pred)
     assert v.equivalent is False, v
+
+
+@pytest.mark.parametrize("pred", [
+    r"\boxed{x_}", "The answer is $x_$.", "#### n_", "\\boxed{3" + "!" * 2000 + "}",
+    "\\boxed{391" + "\\%" * 1200 + "}", "\\boxed{391" + "%" * 1200 + "}",
+    "\\boxed{" + "F" * 4990 + "_{16}}", "\\boxed{" + "V" * 4000 + "_{32}}",
+])
+def test_malformed_or_degenerate_answers_are_wrong_not_internal_errors(pred):
+    # Each was an internal error (IE: the RL client drops the sample instead of scoring 0).
+    v = verdict("391", pred)
+    assert v.equivalent is False and v.error is None, v

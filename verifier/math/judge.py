@@ -136,9 +136,24 @@ def judge(gold: str, prediction: str, *, timeout_s: float = 5.0, extract: bool =
           require_box: bool = False, form: str = "value") -> MathVerdict:
     """As ``_judge_value``; with ``form="as_gold"`` an answer equal in value must also be
     written in the gold's form (``verifier.math.form``: factored, a number, lowest terms...)."""
+    for name, val in (("gold", gold), ("prediction", prediction)):
+        if not isinstance(val, str):
+            raise TypeError(f"{name} must be a str, got {type(val).__name__}")
+    if len(gold) > MAX_INPUT_CHARS:
+        raise ValueError(f"gold is longer than {MAX_INPUT_CHARS} characters")
+    if not timeout_s > 0:
+        raise ValueError(f"timeout_s must be > 0, got {timeout_s}")
     if form not in ("value", "as_gold"):
         raise ValueError(f"form must be 'value' or 'as_gold', got {form!r}")
-    v = _judge_value(gold, prediction, timeout_s=timeout_s, extract=extract, require_box=require_box)
+    try:
+        v = _judge_value(gold, prediction, timeout_s=timeout_s, extract=extract, require_box=require_box)
+    except (ValueError, IndexError, KeyError, TypeError, RecursionError, OverflowError) as exc:
+        # Whose fault? A gold that reads and sizes on its own makes it the prediction's: a
+        # malformed or degenerate answer (`x_`, 2,000 `!`, a 5,000-digit base-16 number) is
+        # wrong, not an internal error (a review got IE, a dropped sample, from each).
+        _gold_reads(gold)  # raises (an internal error: IE) when the gold is the problem
+        return MathVerdict(equivalent=False, extracted=None, gold_parsed=None, prediction_parsed=None,
+                           reason=f"prediction unparsable: {type(exc).__name__}")
     if form == "value" or not v.equivalent or v.extracted is None:
         return v
     from verifier.math.form import form_matches
@@ -149,6 +164,16 @@ def judge(gold: str, prediction: str, *, timeout_s: float = 5.0, extract: bool =
     return v.model_copy(update={"equivalent": False, "reason": f"not in the form asked for: {why}"})
 
 
+def _gold_reads(gold: str) -> None:
+    """Raise when the gold alone cannot be extracted, parsed and sized (see ``judge``)."""
+    g = normalize(extract_gold(gold))
+    try:
+        node = parse(g)
+    except ParseError:
+        return  # an unparsable gold is reported by the judge itself, not an exception
+    too_large(node)
+
+
 def _judge_value(gold: str, prediction: str, *, timeout_s: float = 5.0,
                  extract: bool = True, require_box: bool = False) -> MathVerdict:
     """Is ``prediction`` (a whole response when ``extract``) the same answer as ``gold``?
@@ -157,14 +182,6 @@ def _judge_value(gold: str, prediction: str, *, timeout_s: float = 5.0,
     judged within it, or is too large, is NOT equivalent (reason ``timeout`` /
     ``too_large``); ``error`` is set only when the gold cannot be read or the judge
     itself failed. ``require_box``: only a ``\\boxed{}`` answer counts."""
-    for name, val in (("gold", gold), ("prediction", prediction)):
-        if not isinstance(val, str):
-            raise TypeError(f"{name} must be a str, got {type(val).__name__}")
-    if len(gold) > MAX_INPUT_CHARS:
-        raise ValueError(f"gold is longer than {MAX_INPUT_CHARS} characters")
-    if not timeout_s > 0:
-        raise ValueError(f"timeout_s must be > 0, got {timeout_s}")
-
     pred_ans: str | None = None
 
     def verdict(equal: bool, reason: str, **kw) -> MathVerdict:

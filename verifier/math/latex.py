@@ -164,7 +164,10 @@ class Parser:
             if op == "\\in":
                 if exprs[0][0] != "sym" or ops:  # `4 \in 3` is no answer (it was read as 3)
                     raise ParseError("'\\in' needs a variable on its left")
-                return self.parse_setexpr()
+                region = self.parse_setexpr()
+                if region[0] not in ("set", "interval", "paren", "union", "reals"):
+                    raise ParseError("'\\in' needs a set on its right")  # `x \in 3` was read as 3
+                return region
             ops.append(_REL_OPS[op])
             exprs.append(self._ratio())
         if not ops:
@@ -284,8 +287,12 @@ class Parser:
         while self.at("!", "%", "'"):
             op = self.take().text
             if op == "!":
+                if node[0] == "fact" and node[1][0] == "fact" and node[1][1][0] == "fact":
+                    raise TooLong("more than three factorial signs in a row")  # 3!!!...: a degenerate answer
                 node = ["fact", node]
             elif op == "%":
+                if node[0] == "pct":  # 25%% would match 25, 0.25 and 0.0025 (a review's hedge)
+                    raise Ambiguous("two percent signs")
                 node = ["pct", node]
             elif node[0] == "sym":  # E' is another name than E, f' another than f
                 node = ["sym", node[1] + "'"]

@@ -267,7 +267,8 @@ def normalize(s: str) -> str:
     s = _LABEL_RE.sub("", s)
     if re.fullmatch(r"\(.*\)", s) and ";" in s and "," not in s:
         s = s.replace(";", ",")  # (1; 2) is the pair (1, 2)
-    s = re.sub(r"^[a-zA-Z]\s*\\in(?![a-zA-Z])\s*", "", s)  # "x \in [1, 2)" is the set
+    # "x \in [1, 2)" is the set; only before a set, interval or named set (`x \in 3` is no answer)
+    s = re.sub(r"^[a-zA-Z]\s*\\in(?![a-zA-Z])\s*(?=[\[\(\{]|\\(?:\{|left|lbrace|mathbb|emptyset|varnothing|varnothing)|[A-Z]\b)", "", s)
     if _THOUSANDS_WHOLE_RE.match(s):
         s = s.replace(",", "")
     else:

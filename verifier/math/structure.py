@@ -166,6 +166,9 @@ def compare(g: list, p: list, sc: Scalars) -> Outcome:
         if gk == "list" and all(x[0] in REGION | TUPLE for x in g[1]):
             g, gk = ["union", g[1]], "union"
         if pk == "list" and all(x[0] in REGION | TUPLE for x in p[1]):
+            if gk not in ("union", "list"):
+                # `(-inf, 2], (-inf, 1]` against one interval is two answers, not their union
+                return Outcome(False, "several regions where the answer is one")
             p, pk = ["union", p[1]], "union"
         if {gk, pk} <= REGION | {"paren"}:
             return sc.region_eq(g, p)
