@@ -62,8 +62,10 @@ def _verdict(run: RunResult) -> tuple[Verdict, str, float, int]:
         # The harness meters the candidate's process; processes the candidate started and
         # never reaped (work done in a double-forked child it waits on) are in the run's CPU
         # (its cgroup) alone: everything in the run but the harness is the candidate's.
+        # 50 ms of slack: where the run's CPU comes from /proc scans (Lambda) it is counted
+        # in clock ticks, the harness's own from getrusage.
         started = run.cpu_time_s - harness_s
-        if verdict == Verdict.AC and started > limit_s:
+        if verdict == Verdict.AC and started > limit_s + 0.05:
             return (Verdict.TLE, f"CPU time limit exceeded ({started:.3f} s in the candidate's "
                                  "processes, the ones it started included)", started, mem_kb)
         return verdict, message, cpu_s, mem_kb
