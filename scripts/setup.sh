@@ -30,9 +30,10 @@ fi
 extras="dev"
 ((SETUP_ALL)) && extras="dev,ml"
 log "pip install -e .[$extras]"
-# --no-compile: byte-compiling all ~26k modules of the stack takes about a minute of
-# CPU; Python compiles (and caches) what is imported, on first import.
-.venv/bin/pip install -q --no-compile -e ".[$extras]"
+# Byte-compiled at install (pip's default): where PYTHONDONTWRITEBYTECODE is set (this
+# machine), nothing imported later is cached, and every process importing torch/vLLM would
+# compile them from source again (--no-compile cost the RL tests ~5 minutes of CI).
+.venv/bin/pip install -q -e ".[$extras]"
 if ((SETUP_ALL)); then
   # PyPI's torchvision/torchaudio break `import transformers` beside the CPU torch build.
   .venv/bin/pip uninstall -y -q torchvision torchaudio torchcodec >/dev/null 2>&1 || true
