@@ -42,6 +42,10 @@ class CodeTooLarge(TooLarge):
     """The submitted code (or math response) is over max_code_bytes: 413 for one submission;
     in a batch that submission alone is judged (CE, or WA too_large for math)."""
 
+    def __init__(self, where: str, size: int, limit: int):
+        super().__init__(f"{where} is {size} bytes, over the limit of {limit}")
+        self.size, self.limit = size, limit
+
 
 class Overloaded(RequestError):
     """The admission queue is full: retry after ``retry_after_s``."""

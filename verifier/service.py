@@ -194,7 +194,7 @@ class VerifierService:
             raise InvalidRequest(f"{where}: not valid Unicode text (lone surrogate at "
                                  f"character {exc.start})") from None
         if size > self.config.max_code_bytes:
-            raise CodeTooLarge(f"{where} is {size} bytes, over the limit of {self.config.max_code_bytes}")
+            raise CodeTooLarge(where, size, self.config.max_code_bytes)
 
     async def _prepare(self, req: VerifyRequest, where: str = ""):
         """Validate against the problem before taking a place in line; return (problem, tests)."""
@@ -253,25 +253,20 @@ class VerifierService:
         if n > self.config.max_batch_submissions:
             raise TooLarge(f"submissions: {n} in one batch, over the limit of "
                            f"{self.config.max_batch_submissions}")
-        prepared, oversized = [], {}
+        results: list[VerifyResponse | None] = [None] * n
+        prepared = {}
         for i, s in enumerate(req.submissions):
             try:
-                prepared.append(await self._prepare(s, f"submissions[{i}]."))
+                prepared[i] = await self._prepare(s, f"submissions[{i}].")
             except CodeTooLarge as exc:
                 # The submission's own doing (a policy that rambles past the limit): judged
                 # as a failure of its own, the rest of the batch goes on (was 413 for all).
-                oversized[i] = await self._too_large(s, exc)
-                prepared.append(None)
-        if oversized:
-            rest = [i for i in range(n) if i not in oversized]
-            if not rest:
-                return BatchVerifyResponse(results=[oversized[i] for i in range(n)])
-            inner = await self.verify_batch(BatchVerifyRequest.model_construct(
-                submissions=[req.submissions[i] for i in rest]))
-            judged = dict(zip(rest, inner.results))
-            return BatchVerifyResponse(results=[judged.get(i) or oversized[i] for i in range(n)])
-        classes = [_work_class(p) for p, _ in prepared]
-        with self._reserve({c: classes.count(c) for c in set(classes)}) as ticket:
+                results[i] = await self._too_large(s, exc)
+        if not prepared:
+            return BatchVerifyResponse(results=results)
+        classes = {i: _work_class(p) for i, (p, _) in prepared.items()}
+        units = list(classes.values())
+        with self._reserve({c: units.count(c) for c in set(units)}) as ticket:
             async def one(i: int) -> VerifyResponse:
                 async with ticket.slot(classes[i]):
                     problem, tests = prepared[i]
@@ -281,26 +276,27 @@ class VerifierService:
             # triggered) or is still running at the deadline is IE by itself, and the
             # others keep their verdicts. (All of them were lost before: an RL client then
             # dropped a whole group for one hostile completion.)
-            tasks = [asyncio.ensure_future(one(i)) for i in range(n)]
+            tasks = {i: asyncio.ensure_future(one(i)) for i in prepared}
             try:
-                _done, late = await asyncio.wait(tasks, timeout=self.config.request_deadline_s)
+                _done, late = await asyncio.wait(tasks.values(), timeout=self.config.request_deadline_s)
             finally:
-                for t in tasks:
+                for t in tasks.values():
                     t.cancel()  # a no-op for finished ones; the late ones give back their slots
-                await asyncio.gather(*tasks, return_exceptions=True)
-            results = [self._batch_item(prepared[i][0], t, t in late) for i, t in enumerate(tasks)]
+                await asyncio.gather(*tasks.values(), return_exceptions=True)
+            for i, t in tasks.items():
+                results[i] = self._batch_item(prepared[i][0], t, t in late)
         return BatchVerifyResponse(results=results)
 
     async def _too_large(self, req: VerifyRequest, exc: CodeTooLarge) -> VerifyResponse:
         problem = await self._load(req.problem_id)
         self.metrics.verdicts.labels_inc((Verdict.WA if problem.kind == "math" else Verdict.CE).value,
                                          problem.kind)
+        why = f"code is {exc.size} bytes, over the limit of {exc.limit}"
         if problem.kind == "math":
             return VerifyResponse(problem_id=problem.id, kind="math", verdict=Verdict.WA, reward=0.0,
-                                  message="too_large: " + exc.message.split("].", 1)[-1])
+                                  message="too_large: " + why)
         return VerifyResponse(problem_id=problem.id, kind=problem.kind, verdict=Verdict.CE, reward=0.0,
-                              compile=CompileInfo(status="CE", log=exc.message.split("].", 1)[-1]),
-                              message="source too large")
+                              compile=CompileInfo(status="CE", log=why), message="source too large")
 
     def _batch_item(self, problem, task: asyncio.Future, late: bool) -> VerifyResponse:
         if late:
