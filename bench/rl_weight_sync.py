@@ -18,6 +18,9 @@ weights `repeats` times (the first push is a warm-up and is not counted) and pri
 * group-plain: the same, copy-in without re-packing (CPU layers on torch's GEMM; not
   batch-invariant, so not for bit-identical runs);
 * group-reload: the same, but the engine copies in through vLLM's layer-wise reload;
+* group-send: the same as group, but the trainer ranks send every byte as gloo messages
+  (loopback TCP, what ranks on another host do) instead of writing their rows into the
+  engine's shared staging buffer (`distributed.weight_group_same_host`);
 * gen_tok_s before/after: the engine's decode speed before the first sync and after the
   last (plain copy-in switches CPU linears from vLLM's packed oneDNN GEMM to torch's);
 * file (fallback, `FileWeightSync`): gather (rank 0 gathers the full state), write
@@ -50,7 +53,8 @@ def gen_tok_s(gen, n_tokens: int = 64) -> float:
     return 4 * n_tokens / (time.perf_counter() - t0)
 
 
-async def one(model: str, method: str, repeats: int, world: int, n_gen: int, copy_in: str = "direct") -> dict:
+async def one(model: str, method: str, repeats: int, world: int, n_gen: int, copy_in: str = "direct",
+              same_host: str = "shared_memory") -> dict:
     from rl_loop.algorithms import resolve_algorithm
     from rl_loop.generator import Generator, GeneratorSettings
     from rl_loop.trainer import Trainer, TrainerSettings
@@ -65,7 +69,7 @@ async def one(model: str, method: str, repeats: int, world: int, n_gen: int, cop
         await asyncio.gather(asyncio.to_thread(tr.start), *(asyncio.to_thread(g.start) for g in gens))
         tok_before = gen_tok_s(gens[0])
         if method == "group":
-            sync = GroupWeightSync(tr, gens, copy_in=copy_in)
+            sync = GroupWeightSync(tr, gens, copy_in=copy_in, same_host=same_host)
             setup = await sync.setup(world)
         else:
             sync = FileWeightSync(tr, gens)
@@ -80,7 +84,8 @@ async def one(model: str, method: str, repeats: int, world: int, n_gen: int, cop
                 await sync.push(v)
         h = sync.history[1:]
         mb = h[0].bytes / 2**20
-        out = {"model": Path(model).name, "method": method if method == "file" else f"group/{setup['copy_in'][0]}",
+        out = {"model": Path(model).name,
+               "method": method if method == "file" else f"group/{setup['copy_in'][0]}/{same_host}",
                "gen_tok_s_before": tok_before, "gen_tok_s_after": gen_tok_s(gens[0]), "trainer_ranks": world, "generators": n_gen,
                "mbytes": round(mb, 1), "total_s": med(r.total_s for r in h)}
         if method == "group":
@@ -110,8 +115,8 @@ async def one(model: str, method: str, repeats: int, world: int, n_gen: int, cop
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", nargs="+", default=["models/SmolLM2-135M-Instruct"])
-    ap.add_argument("--methods", nargs="+", default=["group", "group-plain", "group-reload", "file"],
-                    choices=["group", "group-plain", "group-reload", "file"])
+    ap.add_argument("--methods", nargs="+", default=["group", "group-send", "group-plain", "group-reload", "file"],
+                    choices=["group", "group-send", "group-plain", "group-reload", "file"])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--world-size", type=int, default=2)
     ap.add_argument("--generators", type=int, default=1)
@@ -121,7 +126,8 @@ def main() -> None:
             raise SystemExit(f"{m}: no model directory (build it with `rl-loop prepare-model`)")
         for method in a.methods:
             copy_in = {"group-reload": "reload", "group-plain": "plain"}.get(method, "direct")
-            res = asyncio.run(one(m, method.split("-")[0], a.repeats, a.world_size, a.generators, copy_in))
+            same_host = "send" if method == "group-send" else "shared_memory"
+            res = asyncio.run(one(m, method.split("-")[0], a.repeats, a.world_size, a.generators, copy_in, same_host))
             print(json.dumps(res), flush=True)
 
 

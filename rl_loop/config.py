@@ -166,6 +166,11 @@ class DistributedConfig(_Section):
         "auto", description="Backend of the weight group: auto (the members compare GPU UUIDs at join and use NCCL "
         "only when every trainer rank and engine has a GPU of its own; NCCL refuses two members on one GPU), nccl, "
         "or gloo (host memory; GPU members copy through pinned CPU buffers).")
+    weight_group_same_host: Literal["shared_memory", "send"] = Field(
+        "shared_memory", description="How a gloo weight group moves a trainer rank's rows to an engine on the same "
+        "host: shared_memory (the rank writes them into the engine's staging buffer, an anonymous shared mapping, "
+        "and sends only the version header; ranks on other hosts send) or send (every byte as a gloo message "
+        "over loopback TCP, as between hosts).")
     weight_sync_timeout_s: float = Field(300.0, gt=0, description="Weight-group join/transfer timeout, seconds.")
 
 

@@ -135,7 +135,7 @@ class Controller:
         if d.weight_sync == "group":
             self.sync = GroupWeightSync(self.trainer, self.generators, host=d.controller_host,
                                         timeout_s=d.weight_sync_timeout_s, copy_in=d.engine_copy_in,
-                                        backend=d.weight_group_backend)
+                                        backend=d.weight_group_backend, same_host=d.weight_group_same_host)
         else:
             self.sync = FileWeightSync(self.trainer, self.generators, run_tag=self._file_tag())
         self.ckpt = CheckpointManager(c.checkpoint.dir, c.checkpoint.keep)

@@ -18,6 +18,7 @@ bounded (`max_pending`), which bounds the extra memory to max_pending x (model /
 """
 from __future__ import annotations
 
+import json
 import queue
 import threading
 import time
@@ -60,6 +61,7 @@ class ShardSender:
         self.update_wait_s = 0.0  # seconds `before_update` held the trainer (all calls)
         self.update_snapshots = 0  # exports `before_update` turned into snapshots
         self._transfers = 0
+        self._targets: dict | None = None  # generator rank -> SharedTarget or None (set at transfer 1)
         self.stage_device: torch.device | None = None  # snapshot buffers' device (None: the shards')
 
     def local_plan(self) -> list[dict]:
@@ -151,6 +153,22 @@ class ShardSender:
         self.update_wait_s += dt
         return dt
 
+    def _attach(self, device: torch.device) -> None:
+        """Map each engine's staging buffer that this rank can reach on its host (gloo, CPU
+        rows; `rl_loop.weight_shm`) and tell the engine which way this rank's rows come."""
+        from rl_loop.weight_group import backend_name
+        from rl_loop.weight_receiver import SHM_OFFER, SHM_USED
+        from rl_loop.weight_shm import SharedTarget
+
+        self._targets = {}
+        for g in self.generators:
+            offer = json.loads(self.store.get(f"{SHM_OFFER}/{g}"))
+            target = None
+            if offer and device.type == "cpu" and backend_name(self.pg) == "gloo":
+                target = SharedTarget.attach(offer)
+            self._targets[g] = target
+            self.store.set(f"{SHM_USED}/{g}/{self.rank}", "1" if target is not None else "0")
+
     def _run(self) -> None:
         try:
             while True:
@@ -162,12 +180,20 @@ class ShardSender:
                 with self._cond:
                     self._cond.wait_for(lambda: item.state != "copying")
                     item.state = "sending"
+                if self._targets is None:
+                    self._attach(item.views[0].device)
                 self._transfers += 1
                 t0 = time.perf_counter()
                 bump(self.store, STARTED)
                 header = torch.tensor([item.version], dtype=torch.int64, device=item.views[0].device)
                 works = []
                 for g in self.generators:
+                    target = self._targets.get(g)
+                    if target is not None:  # same host: rows straight into its buffer, then the header
+                        for i, v in enumerate(item.views):
+                            target.write(i, self.rank, v)
+                        works.append(self.pg.send([header], g, HEADER_TAG_OFFSET))
+                        continue
                     works.append(self.pg.send([header], g, HEADER_TAG_OFFSET))
                     for i, v in enumerate(item.views):
                         if v.numel():

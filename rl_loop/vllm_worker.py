@@ -127,9 +127,11 @@ class WeightLoaderExtension:
         # receiver thread's malloc arena grows to hold two generations of kernels); later
         # ones ~28k (the head's kernel, mmapped afresh). Packing ahead at join only moved
         # that cost to the first sync; two packing threads were not better (bench/results/rl.md).
-        self._rl_receiver = ShardReceiver(pg, store, plan, n_trainer_ranks, device, on_param, cores)
+        self._rl_receiver = ShardReceiver(pg, store, plan, n_trainer_ranks, device, on_param, cores,
+                                          shared=spec.get("same_host", "shared_memory") == "shared_memory")
         self._rl_receiver.start()
         return {"join_s": time.perf_counter() - t0, "staging_bytes": self._rl_receiver.nbytes,
+                "staging_shared": self._rl_receiver.shared_offered,
                 "copy_in": copy_in_mode if direct else "reload", "sync_cores": sorted(cores or [])}
 
     def rl_sync_apply(self, version: int, timeout_s: float) -> dict:
@@ -143,6 +145,7 @@ class WeightLoaderExtension:
             self._rl_receiver.release()
         return {"wait_s": t_wait, "copy_in_s": time.perf_counter() - t0 - t_wait,
                 "recv_s": self._rl_receiver.last_recv_s, "prepack_s": self._rl_receiver.last_on_param_s,
+                "ranks_in_place": len(self._rl_receiver.shared_ranks or ()),
                 "receiver_cpu_s": self._rl_receiver.last_cpu_s, "receiver_minflt": self._rl_receiver.last_minflt,
                 **self._rl_pack_usage()}
 

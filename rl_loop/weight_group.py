@@ -24,6 +24,9 @@ buffer, the engine stages on CPU and copies in): slower, but it works wherever t
 
 Messages are point-to-point (`send`/`recv` of contiguous tensors): trainer rank r sends its
 own FSDP shard rows of each parameter to each generator; nothing is gathered on one rank.
+Over gloo, a trainer rank on the engine's own host writes its rows into the engine's
+staging buffer, a shared mapping, and sends only the version header (`same_host:
+shared_memory`, the default; `rl_loop.weight_shm`); `send` keeps every byte on the group.
 
 Cores: a member may pass the cores its sync threads should run on (`join(..., cores=...)`).
 The group's I/O threads are created inside `join` and inherit the creating thread's CPU
@@ -98,10 +101,11 @@ class GroupSpec:
     backend: str
     name: str = "rl_weights"
     timeout_s: float = 300.0
+    same_host: str = "shared_memory"  # or "send" (see `distributed.weight_group_same_host`)
 
     def to_dict(self) -> dict:
         return dict(host=self.host, port=self.port, world=self.world, backend=self.backend,
-                    name=self.name, timeout_s=self.timeout_s)
+                    name=self.name, timeout_s=self.timeout_s, same_host=self.same_host)
 
 
 @contextlib.contextmanager

@@ -14,6 +14,7 @@ reported staged only after the last call returned.
 """
 from __future__ import annotations
 
+import json
 import math
 import os
 import threading
@@ -22,8 +23,13 @@ import time
 import torch
 
 from rl_loop.weight_group import backend_name
+from rl_loop.weight_shm import SharedStaging
 
 HEADER_TAG_OFFSET = 0  # tag of the version header; parameter i uses tag i + 1
+# Store keys of the same-host transport (rl_loop.weight_shm): the engine's offer (JSON, "{}"
+# when it makes none) and each trainer rank's answer ("1": it writes in place, "0": it sends).
+SHM_OFFER = "shm_offer"
+SHM_USED = "shm_used"
 
 
 def _thread_usage() -> tuple[float, int]:
@@ -57,7 +63,7 @@ def piece_rows(plan: list[dict]) -> list[list[tuple[int, int]]]:
 
 class ShardReceiver(threading.Thread):
     def __init__(self, pg, store, plan: list[dict], n_trainer_ranks: int, device: torch.device,
-                 on_param=None, cores=None) -> None:
+                 on_param=None, cores=None, shared: bool = True) -> None:
         super().__init__(name="rl-weight-receiver", daemon=True)
         self.pg, self.store, self.plan, self.W = pg, store, plan, n_trainer_ranks
         self.on_param = on_param
@@ -70,17 +76,32 @@ class ShardReceiver(threading.Thread):
             raise SyncError(f"one dtype per model expected, got {sorted(dtypes)}")
         self.dtype = getattr(torch, dtypes.pop())
         total = sum(math.prod(p["shape"]) for p in plan)
-        if backend_name(pg) == "gloo":  # gloo receives into host memory; copy-in moves it to `device`
+        gloo = backend_name(pg) == "gloo"
+        if gloo:  # gloo receives into host memory; copy-in moves it to `device`
             device = torch.device("cpu")
-        # Touched once here (zero fill) so page faults are not paid by the first transfer.
-        self.flat = torch.zeros(total, dtype=self.dtype, device=device)
-        self.nbytes = total * self.flat.element_size()
+        self.nbytes = total * torch.empty(0, dtype=self.dtype).element_size()
+        # `shared` (gloo only): trainer ranks on this host write into the buffer themselves.
+        self._shm = SharedStaging(self.nbytes) if shared and gloo else None
+        if self._shm is not None:  # mapped with its pages populated
+            self.flat = self._shm.tensor(self.dtype, total)
+        else:  # touched once here (zero fill) so page faults are not paid by the first transfer
+            self.flat = torch.zeros(total, dtype=self.dtype, device=device)
         self.full: list[torch.Tensor] = []
         off = 0
         for p in plan:
             n = math.prod(p["shape"])
             self.full.append(self.flat[off:off + n].view(p["shape"]))
             off += n
+        self.rank = pg.rank()
+        offer = {}
+        if self._shm is not None:
+            base, size = self.flat.data_ptr(), self.flat.element_size()
+            offer = self._shm.offer([[full.data_ptr() - base + start * math.prod(p["shape"][1:]) * size
+                                      for start, _ in spans]
+                                     for p, full, spans in zip(plan, self.full, self.spans)])
+        store.set(f"{SHM_OFFER}/{self.rank}", json.dumps(offer))
+        self.shared_offered = self._shm is not None
+        self.shared_ranks: set[int] | None = None  # trainer ranks that write in place (known at transfer 1)
         self._cond = threading.Condition()
         self._staged: int | None = None  # version in the buffer, not yet taken
         self._free = True
@@ -112,14 +133,17 @@ class ShardReceiver(threading.Thread):
 
         self.transfers += 1
         wait_count(self.store, STARTED, self.transfers * self.W)  # every rank has begun sending
+        if self.shared_ranks is None:  # each rank says so before its first transfer starts
+            self.shared_ranks = {r for r in range(self.W)
+                                 if self.store.get(f"{SHM_USED}/{self.rank}/{r}") == b"1"}
         t0, r0 = time.perf_counter(), _thread_usage()
         headers = [torch.zeros(1, dtype=torch.int64, device=self.flat.device) for _ in range(self.W)]
         head_works = [self.pg.recv([headers[r]], r, HEADER_TAG_OFFSET) for r in range(self.W)]
         works = []  # every receive is posted at once; they complete in send order
         for i, (full, spans) in enumerate(zip(self.full, self.spans)):
             works.append([self.pg.recv([full[start:start + n]], r, i + 1)
-                          for r, (start, n) in enumerate(spans) if n])
-        for w in head_works:
+                          for r, (start, n) in enumerate(spans) if n and r not in self.shared_ranks])
+        for w in head_works:  # a rank writing in place sends its header after its rows
             w.wait()
         versions = {int(h.item()) for h in headers}
         if len(versions) != 1:

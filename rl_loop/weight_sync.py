@@ -158,6 +158,7 @@ class GroupWeightSync(_ExportThenLoad):
     timeout_s: float = 300.0
     backend: str | None = None
     copy_in: str = "direct"  # or "reload" (vLLM's layer-wise reload; also the automatic fallback)
+    same_host: str = "shared_memory"  # or "send" (distributed.weight_group_same_host)
     history: list[SyncRecord] = field(default_factory=list)
     detail: list[dict] = field(default_factory=list)
     _exported: dict[int, tuple[float, int]] = field(default_factory=dict)
@@ -169,7 +170,8 @@ class GroupWeightSync(_ExportThenLoad):
         t0 = time.perf_counter()
         self._store = WeightStore(self.host, self.timeout_s)
         spec = GroupSpec(self.host, self._store.port, n_trainer_ranks + len(self.generators),
-                         self.backend or default_backend(), timeout_s=self.timeout_s).to_dict()
+                         self.backend or default_backend(), timeout_s=self.timeout_s,
+                         same_host=self.same_host).to_dict()
         plan = await self.trainer.sync_plan()
         self._bytes = sum(_numel(p["shape"]) * _itemsize(p["dtype"]) for p in plan)
         gen_ranks = [n_trainer_ranks + i for i in range(len(self.generators))]
@@ -202,7 +204,9 @@ class GroupWeightSync(_ExportThenLoad):
                             "receiver_cpu_s": max(r.get("receiver_cpu_s", 0.0) for r in res),
                             "receiver_minflt": max(r.get("receiver_minflt", 0) for r in res),
                             "pack_cpu_s": max(r.get("pack_cpu_s", 0.0) for r in res),
-                            "pack_minflt": max(r.get("pack_minflt", 0) for r in res)})
+                            "pack_minflt": max(r.get("pack_minflt", 0) for r in res),
+                            # trainer ranks that wrote into the engines' shared buffers (fewest)
+                            "ranks_in_place": min(r.get("ranks_in_place", 0) for r in res)})
         rec = SyncRecord(version, export_s, load_s, export_s + load_s, nbytes)
         self.history.append(rec)
         return rec

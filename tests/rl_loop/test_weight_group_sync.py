@@ -84,6 +84,9 @@ async def _body(gens, trainer, tmp_path):
 
         if not torch.cuda.is_available():  # the CPU build packs kernels ahead, in the receiver
             assert all(d["prepack_s"] > 0 for d in sync.detail)
+            # one host, gloo: both ranks wrote into each engine's shared staging buffer (the
+            # bit-identical checks above are the proof that what they wrote is right)
+            assert all(d["ranks_in_place"] == 2 for d in sync.detail)
     finally:
         trainer.stop()
         for g in gens:

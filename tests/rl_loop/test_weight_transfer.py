@@ -84,7 +84,7 @@ def _engine(spec, plan, q, hold=False):
         pg, store = join(spec, 2)
         if backend_name(pg) != "gloo":  # "auto" on CPU members
             raise RuntimeError(f"members without GPUs chose {backend_name(pg)}")
-        rx = ShardReceiver(pg, store, plan, 2, torch.device("cpu"))
+        rx = ShardReceiver(pg, store, plan, 2, torch.device("cpu"), shared=spec["same_host"] == "shared_memory")
         rx.start()
         bad = []
         for v in (1, 2):
@@ -95,18 +95,18 @@ def _engine(spec, plan, q, hold=False):
                 for r in range(2):
                     store.wait([f"changed{r}"])
             rx.release()
-        q.put(("engine", bad))
+        q.put(("engine", bad, sorted(rx.shared_ranks)))
     except BaseException as exc:  # noqa: BLE001
         q.put(("engine", repr(exc)))
 
 
-def two_ranks_and_an_engine(engine, engine_args, hold=False) -> list:
+def two_ranks_and_an_engine(engine, engine_args, hold=False, same_host="shared_memory") -> list:
     """Start the weight group's store, two ``_trainer`` ranks and ``engine(spec, plan,
     *engine_args, q)`` (the plan merged from both ranks); the three results put on the queue."""
     from rl_loop.weight_group import GroupSpec, WeightStore, default_backend
 
     store = WeightStore("127.0.0.1", timeout_s=60)
-    spec = GroupSpec("127.0.0.1", store.port, 3, default_backend(), timeout_s=60).to_dict()
+    spec = GroupSpec("127.0.0.1", store.port, 3, default_backend(), timeout_s=60, same_host=same_host).to_dict()
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
     trainers = [ctx.Process(target=_trainer, args=(spec, r, q, hold)) for r in range(2)]
@@ -136,11 +136,52 @@ def _engine_holding(spec, plan, hold, q):
 
 
 @pytest.mark.timeout(120)
+@pytest.mark.parametrize("same_host", ["shared_memory", "send"])
 @pytest.mark.parametrize("hold", [False, True], ids=["engine-ready", "engine-holds-v1"])
-def test_pieces_from_two_ranks_arrive_whole_and_as_exported(hold):
-    results = two_ranks_and_an_engine(_engine_holding, (hold,), hold)
-    assert ("engine", []) in results, results
+def test_pieces_from_two_ranks_arrive_whole_and_as_exported(hold, same_host):
+    """Both transports: rows written into the engine's shared buffer (one host, the default)
+    and rows sent as gloo messages (what ranks on other hosts do)."""
+    results = two_ranks_and_an_engine(_engine_holding, (hold,), hold, same_host)
+    shared = [0, 1] if same_host == "shared_memory" else []
+    assert ("engine", [], shared) in results, results
     assert sorted(r for r in results if r[0] == "done") == [("done", 0, None), ("done", 1, None)]
+
+
+_OTHER = """
+import os, sys
+fd = os.memfd_create("x")
+os.ftruncate(fd, int(sys.argv[1]))
+print(fd, flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_shared_buffer_is_used_only_when_it_is_the_engines_own():
+    """The offer names a pid and a descriptor; a trainer rank must refuse a buffer that is
+    not the one offered (another host, or a PID namespace where the pid is another process
+    holding a same-sized memfd) and fall back to sending."""
+    import subprocess
+    import sys
+
+    from rl_loop.weight_shm import SharedStaging, SharedTarget
+
+    staging = SharedStaging(64)
+    offer = staging.offer([[0, 32]])
+    target = SharedTarget.attach(offer)
+    assert target is not None
+    target.write(0, 1, torch.arange(8, dtype=torch.float32))
+    assert torch.equal(staging.tensor(torch.float32, 16)[8:], torch.arange(8, dtype=torch.float32))
+    assert SharedTarget.attach(dict(offer, boot_id="another-host")) is None
+    assert SharedTarget.attach(dict(offer, nonce="00" * 16)) is None
+    assert SharedTarget.attach(dict(offer, fd=10_000)) is None
+    assert SharedTarget.attach({}) is None
+    other = subprocess.Popen([sys.executable, "-c", _OTHER, str(offer["size"])], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        fd = int(other.stdout.readline())
+        assert SharedTarget.attach(dict(offer, pid=other.pid, fd=fd)) is None  # same size, no nonce
+    finally:
+        other.communicate("")
 
 
 def test_nccl_is_chosen_only_when_every_member_has_a_gpu_of_its_own():
