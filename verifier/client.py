@@ -133,17 +133,37 @@ class _EmbeddedTransport:
             self.started = False
 
 
+def _chunks(reqs: list, count: int, max_bytes: int) -> list[list]:
+    """Consecutive runs of ``reqs``, each at most ``count`` long and, unless a single one is
+    bigger, at most ``max_bytes`` of batch JSON (items, commas and the envelope counted)."""
+    envelope = len('{"submissions":[]}')
+    chunks: list[list] = []
+    size = 0
+    for r in reqs:
+        n = len(r.model_dump_json().encode()) + 1
+        if chunks and len(chunks[-1]) < count and size + n + envelope <= max_bytes:
+            chunks[-1].append(r)
+            size += n
+        else:
+            chunks.append([r])
+            size = n
+    return chunks
+
+
 class VerifierClient:
     def __init__(self, base_url: str, token: str | None = None, *, max_retries: int = 8,
                  backoff_s: float = 0.25, max_backoff_s: float = 10.0, timeout_s: float = 600.0,
                  batch_size: int = 64, retry_budget_s: float = 120.0, client_id: str | None = None,
-                 _transport=None):
+                 max_batch_bytes: int = 8 * 1024 * 1024, _transport=None):
         self._t = _transport or _HttpTransport(base_url, token, timeout_s, client_id)
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
         self.retry_budget_s = retry_budget_s
         self.batch_size = batch_size
+        # A chunk's JSON body stays under this (the service's default body limit is 16 MiB):
+        # long completions in a big group must not turn into one 413 for all of them.
+        self.max_batch_bytes = max_batch_bytes
         self.retries = 0  # how many times a call was retried (for tests and logs)
 
     @classmethod
@@ -210,9 +230,11 @@ class VerifierClient:
         return await self._call("verify", _request(problem_id, language, code, **options))
 
     async def verify_batch(self, submissions: Iterable[VerifyRequest | dict]) -> list[VerifyResponse]:
-        """Judge many submissions; sent in chunks of ``batch_size``, chunks in parallel."""
+        """Judge many submissions; sent in chunks of at most ``batch_size`` submissions and
+        ``max_batch_bytes`` of JSON (one submission larger than that goes alone, and the
+        service judges it or says why not), chunks in parallel, results in input order."""
         reqs = [_request(s) for s in submissions]
-        chunks = [reqs[i:i + self.batch_size] for i in range(0, len(reqs), self.batch_size)]
+        chunks = _chunks(reqs, self.batch_size, self.max_batch_bytes)
         outs = await asyncio.gather(*(
             self._call("verify_batch", BatchVerifyRequest(submissions=c)) for c in chunks))
         return [r for out in outs for r in out.results]

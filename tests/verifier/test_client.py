@@ -42,6 +42,35 @@ async def test_verify_batch_chunks_keep_order(server, service):
     assert [r.verdict.value for r in out] == ["WA", "AC"] * 3 + ["WA"]
 
 
+async def test_verify_batch_chunks_stay_under_the_body_limit(blobs, backend):
+    """A group of long completions must not become one 413 for all of them: chunks are
+    bounded in bytes as well as in count, and each body is really under the limit."""
+    svc = VerifierService(make_config(max_body_bytes=4096, self_test=False), backend, blobs)
+    await svc.start()
+    srv = TestServer(create_app(svc, manage_service=False), host="127.0.0.1")
+    await srv.start_server()
+    try:
+        pad = "#é\"\n" * 150  # comment lines, ~1.4 KB of JSON: escapes count, not characters
+        subs = [{"problem_id": "sum", "language": "python", "code": pad + (SUM_AC if i % 3 else SUM_WA)}
+                for i in range(10)]
+        async with VerifierClient(url(srv), max_batch_bytes=10**9) as c:  # one body for all: refused
+            with pytest.raises(VerifierError) as ei:
+                await c.verify_batch(subs)
+            assert ei.value.status == 413
+        async with VerifierClient(url(srv), max_batch_bytes=4096) as c:
+            from verifier.client import _chunks, _request
+            from verifier.models import BatchVerifyRequest
+
+            chunks = _chunks([_request(x) for x in subs], 64, 4096)
+            assert len(chunks) > 2 and sum(map(len, chunks)) == 10
+            assert all(len(BatchVerifyRequest(submissions=ch).model_dump_json().encode()) <= 4096 for ch in chunks)
+            out = await c.verify_batch(subs)
+        assert [r.verdict.value for r in out] == ["WA" if i % 3 == 0 else "AC" for i in range(10)]
+    finally:
+        await srv.close()
+        await svc.close()
+
+
 async def test_retries_429_honouring_retry_after(blobs, backend):
     svc = VerifierService(make_config(max_inflight=1, queue_size=0, retry_after_s=1,
                                       self_test=False), backend, blobs)
