@@ -107,6 +107,21 @@ async def test_exceptions_cross_as_the_same_builtin_type(service, blobs):
     assert (await _verdict(service, "swallow", "def f():\n    raise ValueError\n"))[0] == "AC"
 
 
+async def test_a_failed_assertion_after_caught_candidate_exceptions_is_wa(service, blobs):
+    """The jury catches the candidate's expected exceptions, lets them go, then an assertion
+    fails: WA. (Hostile review: exceptions were remembered by id(), and the AssertionError
+    could be allocated where a freed candidate exception had been, which read as RE.)"""
+    _add(blobs, "caught", "f", [
+        "for i in range(200):\n    try:\n        f(-i - 1)\n    except ValueError:\n        pass\n"
+        "assert f(3) == 9\n"])
+    wrong = "def f(n):\n    if n < 0:\n        raise ValueError(n)\n    return n\n"
+    verdict, r = await _verdict(service, "caught", wrong)
+    assert verdict == "WA", r.tests[0].message
+    assert "assertion failed" in r.tests[0].message
+    right = "def f(n):\n    if n < 0:\n        raise ValueError(n)\n    return n * n\n"
+    assert (await _verdict(service, "caught", right))[0] == "AC"
+
+
 async def test_large_argument_is_sent_once_per_test(service, blobs):
     _add(blobs, "search", "search", [
         "nums = list(range(0, 2 * 10**5, 2))\n"

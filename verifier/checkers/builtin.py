@@ -23,8 +23,12 @@ from problem_store.manifest import BuiltinChecker
 from verifier.checkers import stock
 
 _INT_RE = re.compile(rb"^[+-]?\d+$")
-_FLOAT_RE = re.compile(rb"^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|nan|inf|infinity)$",
-                       re.IGNORECASE)
+# Every quantifier is possessive and no two of them can match the same characters, so a
+# token is matched in one pass: a long digit run that ends in a stray character costs
+# linear time, not the quadratic backtracking of "\d+\.?\d*" (a submission controls the
+# tokens, and this runs on the service's event loop).
+_FLOAT_RE = re.compile(rb"^[+-]?+(?:\d++(?:\.\d*+)?+(?:[eE][+-]?+\d++)?+|\.\d++(?:[eE][+-]?+\d++)?+"
+                       rb"|nan|inf|infinity)$", re.IGNORECASE)
 _MAX_SHOWN = 32
 
 

@@ -19,7 +19,7 @@ CHECKER_LIMITS = RunLimits(cpu_time_s=10.0, wall_time_s=20.0, memory_mb=512,
                            output_bytes=64 << 10, max_processes=4)
 # testlib's quitp writes "points <value> <message>" to stderr (the value alone first, in
 # older versions or hand-written checkers); only the start of the text counts.
-_POINTS_RE = re.compile(r"\s*(?:points\s+)?([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)(?!\S)")
+_POINTS_RE = re.compile(r"\s*+(?:points\s++)?+([+-]?+(?:\d++(?:\.\d*+)?+|\.\d++)(?:[eE][+-]?+\d++)?+)(?!\S)")
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,8 @@ _TOKEN_RUN = re.compile(rb"[^ \t\r\n]*")
 _TOKEN_FIND = re.compile(rb"[^ \t\r\n]+")
 _DOUBLE_CHARS = re.compile(rb"^[0-9.eE+-]*$")
 # What glibc's %lf consumes of a token made of those characters; the rest must be empty.
-_DOUBLE = re.compile(rb"^([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))(?:[eE]([+-]?[0-9]*))?$")
+# Possessive and unambiguous (see builtin._FLOAT_RE): linear in the token's length.
+_DOUBLE = re.compile(rb"^([+-]?+(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++))(?:[eE]([+-]?+[0-9]*+))?+$")
 _BOM = b"\xef\xbb\xbf"
 
 

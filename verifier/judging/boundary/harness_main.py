@@ -69,7 +69,6 @@ class _Channel:
         # the jury validates its answer against (two-sum: nums[:] = [target, 0]; return 0, 1).
         self.in_place = in_place
         self.failure = None        # (verdict, message): decides the test once set
-        self.raised = set()        # ids of exceptions re-raised on the candidate's behalf
         self.replies = 0           # replies decoded so far: values the jury may send back
         self.status = None         # wait status once reaped
         self.cpu_s = 0.0           # the candidate's CPU time once reaped
@@ -251,8 +250,9 @@ class _Channel:
                 exc = None
         if exc is None:
             exc = _CandidateException(f"{name}: {message}")
+        # Marks the object itself: an id() would be reused once jury code let the exception
+        # go, and a later AssertionError at the same address would read as the candidate's.
         exc._candidate_traceback = tb
-        self.raised.add(id(exc))
         return exc
 
 
@@ -387,9 +387,8 @@ def _judge(channel, exc):
         return "AC", ""
     if isinstance(exc, _JuryProblem):
         return "IE", str(exc)
-    from_candidate = id(exc) in channel.raised
-    if from_candidate:
-        tb = getattr(exc, "_candidate_traceback", "")
+    tb = getattr(exc, "_candidate_traceback", None)
+    if tb is not None:
         return "RE", f"the candidate raised {type(exc).__name__}: {exc}\n{tb}"
     if isinstance(exc, AssertionError):
         note = f": {exc}" if str(exc) else ""
