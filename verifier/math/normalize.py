@@ -121,10 +121,10 @@ def strip_wrappers(s: str) -> str:
 
 _TRIG_RE = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)(?![a-zA-Z])|(?<![a-zA-Z\\])(?:sin|cos|tan)(?![a-z])")
 _DEG_NUM_RE = re.compile(r"(\d+(?:\.\d+)?|\{[^{}]*\})\s*(?:\^\s*\{?\s*\\circ\s*\}?|\\degree|°)")
-_TIME_RE = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?\s*((?:a|p)\.?\s*m\.?)?", re.I)
+_TIME_RE = re.compile(r"(\d{1,2})\s*+:\s*+(\d{2})(?:\s*+:\s*+(\d{2}))?+\s*+((?:a|p)\.?\s*+m\.?)?", re.I)
 _BASE_RE = re.compile(r"^([0-9A-Za-z]+)_\{?(\d{1,2})\}?$")
 _LABEL_RE = re.compile(
-    r"^\s*(?:[A-Za-z](?:_\{?\w+\}?)?(?:\^\s*\{\s*-1\s*\})?\s*\(\s*[A-Za-z](?:\s*,\s*[A-Za-z])*\s*\)"
+    r"^\s*(?:[A-Za-z](?:_\{?\w+\}?)?(?:\^\s*\{\s*-1\s*\})?\s*\(\s*(?:[A-Za-z](?:\s*,\s*[A-Za-z])*|[-+]?[\d./]+(?:\s*,\s*[-+]?[\d./]+)*)\s*\)"
     r"|\(\s*[A-Za-z](?:_\{?\w+\}?)?(?:\s*,\s*[A-Za-z](?:_\{?\w+\}?)?)+\s*\))\s*=\s*(?=[^=]+$)")
 # words that change the value or the meaning of the number before them: never a unit
 _NOT_UNIT_WORDS = {
@@ -147,6 +147,14 @@ _NOT_UNIT_WORDS = {
 _NUMBER_WORDS = {w: str(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
     "fifteen sixteen seventeen eighteen nineteen twenty".split())}
+_COLON_RE = re.compile(r"\\colon(?![a-zA-Z])")
+# {x | x > -5}, {x : ...}, {x \in R \mid ...} (after \left, \middle, \right are dropped): the
+# condition is the answer, read as the set of reals it describes. Only over the reals:
+# {x \in Z | 1 < x < 4} is {2, 3}, not an interval, and stays as written (unparsed).
+_SET_BUILDER_RE = re.compile(
+    r"\s*+([A-Za-z])\s*+(?:\\in\s*+(?:\\mathbb\s*+\{?\s*+R\s*+\}?|\\R(?![a-zA-Z])|\\Re(?![a-zA-Z])|R)\s*+)?+"
+    r"(?:\\mid(?![a-zA-Z])|\||:)")
+_INFIX_RE = re.compile(r"\\(over|choose)(?![a-zA-Z])")
 _REPEATING_RE = re.compile(r"(-?)(\d*)\.(\d*)\\overline\s*\{(\d+)\}")
 
 
@@ -160,9 +168,61 @@ def _repeating(m: re.Match) -> str:
     return f"{sign}\\frac{{{v.numerator}}}{{{v.denominator}}}"
 
 
+def _infix(s: str) -> str:
+    """TeX's infix ``{a \\over b}`` / ``{n \\choose k}`` as ``\\frac{a}{b}`` / ``\\binom{n}{k}``: the
+    operator splits the brace group around it (or the whole answer). Two in one group is a
+    TeX error and is left as written."""
+    for _ in range(64):
+        m = _INFIX_RE.search(s)
+        if m is None:
+            return s
+        start, end, depth = 0, len(s), 0
+        for i in range(m.start() - 1, -1, -1):  # the unclosed "{" before the operator
+            c = s[i]
+            if c in "{}" and i > 0 and s[i - 1] == "\\":
+                continue
+            if c == "}":
+                depth += 1
+            elif c == "{":
+                if depth == 0:
+                    start = i + 1
+                    break
+                depth -= 1
+        depth = 0
+        for i in range(m.end(), len(s)):  # and its "}"
+            c = s[i]
+            if c in "{}" and s[i - 1] == "\\":
+                continue
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                if depth == 0:
+                    end = i
+                    break
+                depth -= 1
+        num, den = s[start : m.start()].strip(), s[m.end() : end].strip()
+        if not num or not den or _INFIX_RE.search(num) or _INFIX_RE.search(den):
+            return s
+        cmd = "\\frac" if m.group(1) == "over" else "\\binom"
+        s = f"{s[:start]}{cmd}{{{num}}}{{{den}}}{s[end:]}"
+    return s
+
+
+def _set_builder(s: str) -> str:
+    t = s.strip()
+    if not (t.startswith("\\{") and t.endswith("\\}")):
+        return s
+    inner = t[2:-2]
+    m = _SET_BUILDER_RE.match(inner)
+    cond = inner[m.end():].strip() if m else ""
+    if cond and re.search(r"(?<![A-Za-z\\])" + m.group(1) + r"(?![A-Za-z])", cond):
+        return cond
+    return s
+
+
 def time_of_day(s: str) -> str | None:
     """``h:mm[:ss][am|pm]`` as a canonical string, None when ``s`` is not a time."""
-    m = _TIME_RE.fullmatch(s.strip())
+    m = _TIME_RE.fullmatch(_COLON_RE.sub(":", s).strip())
     if not m or int(m.group(2)) > 59 or (m.group(3) and int(m.group(3)) > 59):
         return None
     ampm = (m.group(4) or "").replace(".", "").replace(" ", "").lower()
@@ -246,7 +306,10 @@ def normalize(s: str) -> str:
     s = re.sub(r"\\[dt]frac", r"\\frac", s)
     s = re.sub(r"\\[dt]binom", r"\\binom", s)
     s = re.sub(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big)\s*\.", " ", s)
-    s = re.sub(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big)(?![a-zA-Z])", "", s)
+    s = re.sub(r"\\(?:left|right|middle|bigl|bigr|Bigl|Bigr|big|Big)(?![a-zA-Z])", "", s)
+    s = _COLON_RE.sub(":", s)
+    s = _infix(s)
+    s = _set_builder(s)
     s = re.sub(r"\\(?:mathbf|boldsymbol|bm|mathbfit)\s*", "", s)
     # degrees
     s = re.sub(r"\^\s*\{?\s*\\circ\s*\}?", "", s)

@@ -141,6 +141,8 @@ def compare(g: list, p: list, sc: Scalars) -> Outcome:
     if gk == "eq" and pk == "eq":
         if _is_sym(g[1]) and _is_sym(p[1]):
             if g[1] != p[1]:
+                if _symbols(g[2]) or _symbols(p[2]):  # y = x + 5 is also x = y - 5
+                    return sc.equation_eq(g, p)
                 return Outcome(False, f"equations for different variables {g[1][1]} vs {p[1][1]}")
             return _tag(compare(g[2], p[2], sc), "value of " + g[1][1])
         return sc.equation_eq(g, p)
@@ -161,6 +163,12 @@ def compare(g: list, p: list, sc: Scalars) -> Outcome:
         val = ["div", pct[1], ["num", 100, 0]]
         r2 = compare(val, other, sc) if gk == "pct" else compare(other, val, sc)
         return _tag(r2, "percent as value")
+
+    if gk in TUPLE or pk in TUPLE:  # `x = 7, y = -3` against the pair (7, -3)
+        named = _named_values(p if gk in TUPLE else g)
+        if named is not None:
+            g, p = (g, named) if gk in TUPLE else (named, p)
+            gk, pk = g[0], p[0]
 
     if gk in REGION or pk in REGION:
         if gk == "list" and all(x[0] in REGION | TUPLE for x in g[1]):
@@ -197,6 +205,39 @@ def _kind(node: list) -> str:
     return {"paren": "tuple", "list": "list of answers", "rel": "inequality",
             "reals": "interval"}.get(node[0], node[0] if node[0] in REGION | COLLECTION
                                       | TUPLE | {"matrix"} else "value")
+
+
+def _symbols(node) -> set[str]:
+    if isinstance(node, list):
+        if len(node) == 2 and node[0] == "sym" and isinstance(node[1], str):
+            return {node[1]}
+        return set().union(*(_symbols(x) for x in node)) if node else set()
+    return set()
+
+
+def _natural(name: str) -> tuple:
+    """Sort key: x_2 before x_10."""
+    import re
+
+    return tuple(int(t) if t.isdigit() else t for t in re.findall(r"\d+|\D+", name))
+
+
+def _named_values(node: list) -> list | None:
+    """``x = 7, y = -3`` (two or more equations, each a different variable's value, no value
+    naming a listed variable) as the tuple of the values in the variables' order (x, y, z;
+    a, b, c; x_1, x_2): how a pair, triple, ... is stated by naming its coordinates."""
+    if node[0] != "list" or len(node[1]) < 2:
+        return None
+    pairs = []
+    for item in node[1]:
+        item = expand(item)
+        if item[0] != "eq" or not _is_sym(item[1]):
+            return None
+        pairs.append((item[1][1], item[2]))
+    names = [n for n, _ in pairs]
+    if len(set(names)) != len(names) or any(_symbols(v) & set(names) for _, v in pairs):
+        return None
+    return ["tuple", [v for _, v in sorted(pairs, key=lambda nv: _natural(nv[0]))]]
 
 
 def _as_vector(node: list) -> list | None:
