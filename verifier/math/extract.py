@@ -73,7 +73,9 @@ def _brace_pairs(text: str) -> dict[int, int]:
 
 
 _BOX_RE = re.compile(r"\\(?:boxed|fbox)(?![a-zA-Z])\s*")
-_BOX_TOKEN_RE = re.compile(r"[^\s$]+")
+# "\\boxed 5": one token, which ends before the next box command (else each of k unbraced
+# boxes in a row took the rest of the text: quadratic time and memory)
+_BOX_TOKEN_RE = re.compile(r"(?:(?!\\(?:boxed|fbox)(?![a-zA-Z]))[^\s$])+")
 
 
 def all_boxed(text: str) -> list[tuple[int, int, str]]:
@@ -162,7 +164,7 @@ _REVISION_RE = re.compile(
     r"\b(?:actually|wait|hmm+|oops|correction|mistake|wrong|instead|rather|scratch|"
     r"reconsider|re-?check|second thought|I mean|no,|or|maybe|perhaps|possibly|probably|"
     r"alternatively|unless|otherwise|either|could|might)\b", re.IGNORECASE)
-_CLAIM_RE = re.compile(r"(?:\b(?:is|be|equals?|gives?|get|got)\b|=|:)\s*\$?\s*(-?\d[\d.,/]*\d|-?\d)")
+_CLAIM_RE = re.compile(r"(?:\b(?:is|be|equals?|gives?|get|got)\b|=|:)\s*+\$?+\s*+(-?\d[\d.,/]*\d|-?\d)")
 
 
 def _revised(ans: str, after_phrase: str) -> bool:
@@ -215,12 +217,17 @@ def math_spans(text: str) -> list[str]:
     kinds = (("$$", "$$", False), ("$", "$", True), ("\\(", "\\)", False), ("\\[", "\\]", False))
     closers = [_closers(text, close, esc) for _, close, esc in kinds]
     spans, i, n = [], 0, len(text)
+    next_dollar = next_slash = -1  # the next "$" / "\\" at or after the last lookup (n: none)
     while i < n:
         if text[i] not in "$\\":
-            nxt = [p for p in (text.find("$", i), text.find("\\", i)) if p >= 0]
-            if not nxt:
-                break
-            i = min(nxt)
+            # cached: a find that found nothing, or something still ahead, is not repeated
+            if next_dollar < i:
+                next_dollar = text.find("$", i)
+                next_dollar = n if next_dollar < 0 else next_dollar
+            if next_slash < i:
+                next_slash = text.find("\\", i)
+                next_slash = n if next_slash < 0 else next_slash
+            i = min(next_dollar, next_slash)
             continue
         end = None
         for (opener, close, esc), at in zip(kinds, closers):

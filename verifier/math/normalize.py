@@ -45,7 +45,7 @@ _UNIT_WORDS = (
 # a unit may be a ratio of units (km/h, m/s^2)
 _UNIT = _UNIT_WORDS + r"(?:\s*\^\s*\{?\d\}?|\d)?(?:\s*/\s*" + _UNIT_WORDS + r"(?:\s*\^\s*\{?\d\}?|\d)?)?"
 _TRAILING_UNITS_RE = re.compile(
-    r"(?<=[\d}\)\]])\s+(?:" + _UNIT + r")(?:\s+" + _UNIT + r")*\.?\s*$"
+    r"(?<=[\d}\)\]])\s+(?:" + _UNIT + r")(?:\s+" + _UNIT + r"){0,3}\.?\s*$"
 )
 _TEXT_CMD_RE = re.compile(r"\\(?:text|textbf|textit|textrm|mbox|mathrm|textnormal|mathit)\s*\{")
 _THOUSANDS_WHOLE_RE = re.compile(r"^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
@@ -120,7 +120,7 @@ def strip_wrappers(s: str) -> str:
 
 
 _TRIG_RE = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)(?![a-zA-Z])|(?<![a-zA-Z\\])(?:sin|cos|tan)(?![a-z])")
-_DEG_NUM_RE = re.compile(r"(\d+(?:\.\d+)?|\{[^{}]*\})\s*(?:\^\s*\{?\s*\\circ\s*\}?|\\degree|°)")
+_DEG_NUM_RE = re.compile(r"(?<!\d)(\d++(?:\.\d++)?+|\{[^{}]*+\})\s*+(?:\^\s*\{?\s*\\circ\s*\}?|\\degree|°)")
 _TIME_RE = re.compile(r"(\d{1,2})\s*+:\s*+(\d{2})(?:\s*+:\s*+(\d{2}))?+\s*+((?:a|p)\.?\s*+m\.?)?", re.I)
 _BASE_RE = re.compile(r"^([0-9A-Za-z]+)_\{?(\d{1,2})\}?$")
 _LABEL_RE = re.compile(
@@ -155,7 +155,7 @@ _SET_BUILDER_RE = re.compile(
     r"\s*+([A-Za-z])\s*+(?:\\in\s*+(?:\\mathbb\s*+\{?\s*+R\s*+\}?|\\R(?![a-zA-Z])|\\Re(?![a-zA-Z])|R)\s*+)?+"
     r"(?:\\mid(?![a-zA-Z])|\||:)")
 _INFIX_RE = re.compile(r"\\(over|choose)(?![a-zA-Z])")
-_REPEATING_RE = re.compile(r"(-?)(\d*)\.(\d*)\\overline\s*\{(\d+)\}")
+_REPEATING_RE = re.compile(r"(?<!\d)(-?)(\d*+)\.(\d*+)\\overline\s*+\{(\d++)\}")
 
 
 def _repeating(m: re.Match) -> str:
@@ -318,7 +318,7 @@ def normalize(s: str) -> str:
     # thousands separators written the LaTeX way
     s = re.sub(r"(\d)\{,\}(?=\d{3})", r"\1", s)
     s = re.sub(r"(\d)\\[,!;: ](?=\d{3}(?!\d))", r"\1", s)
-    s = re.sub(r"\s*(?:\\(?:text|mbox|mathrm)\s*\{\s*percent\s*\}|(?<![a-z])percent(?![a-z]))",
+    s = re.sub(r"(?<!\s)\s*+(?:\\(?:text|mbox|mathrm)\s*+\{\s*+percent\s*+\}|(?<![a-z])percent(?![a-z]))",
                "%", s)
     s = _replace_text_commands(s)
     s = _SPACING_RE.sub(" ", s)
