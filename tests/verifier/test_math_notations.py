@@ -43,6 +43,10 @@ EQUAL = [
     ("y = x + 5", "y - 5 = x"),
     ("y = x + 5", "x = y - 5"),
     ("y = 2x", "x = \\frac{y}{2}"),
+    ("\\pi", "3.14159265358979"),
+    ("-\\sqrt{2}", "-1.41421356237"),
+    ("\\frac{\\sqrt2}{2}", "0.5\\sqrt{2}"),
+    ("4.2", "4.20"),
 ]
 
 NOT_EQUAL = [
@@ -68,6 +72,10 @@ NOT_EQUAL = [
     ("y = 2x", "x = 2y"),
     ("x = 3", "y = 3"),
     ("y = 3", "x = y"),
+    # hostile review: the 1e-9 tolerance is for a bare decimal, never inside an expression
+    ("10\\pi", "10.0000000001\\pi"),
+    ("2\\sqrt{5}", "2\\sqrt{5.000000001}"),
+    ("2i", "2.0000000001i"),
 ]
 
 
