@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import re
 
+from verifier.math.extract import _brace_pairs
+
 _UNICODE = {
     "−": "-", "–": "-", "×": "\\times ", "·": "\\cdot ", "÷": "\\div ", "π": "\\pi ",
     "∞": "\\infty ", "≤": "\\le ", "≥": "\\ge ", "≠": "\\ne ", "√": "\\sqrt ", "∪": "\\cup ",
@@ -176,30 +178,10 @@ def _infix(s: str) -> str:
         m = _INFIX_RE.search(s)
         if m is None:
             return s
-        start, end, depth = 0, len(s), 0
-        for i in range(m.start() - 1, -1, -1):  # the unclosed "{" before the operator
-            c = s[i]
-            if c in "{}" and i > 0 and s[i - 1] == "\\":
-                continue
-            if c == "}":
-                depth += 1
-            elif c == "{":
-                if depth == 0:
-                    start = i + 1
-                    break
-                depth -= 1
-        depth = 0
-        for i in range(m.end(), len(s)):  # and its "}"
-            c = s[i]
-            if c in "{}" and s[i - 1] == "\\":
-                continue
-            if c == "{":
-                depth += 1
-            elif c == "}":
-                if depth == 0:
-                    end = i
-                    break
-                depth -= 1
+        # the innermost brace group around the operator, else the whole answer
+        pairs = _brace_pairs(s)
+        opens = [o for o, c in pairs.items() if o < m.start() and c >= m.end()]
+        start, end = (max(opens) + 1, pairs[max(opens)]) if opens else (0, len(s))
         num, den = s[start : m.start()].strip(), s[m.end() : end].strip()
         if not num or not den or _INFIX_RE.search(num) or _INFIX_RE.search(den):
             return s

@@ -19,6 +19,7 @@ Policies (see also ``verifier/math/__init__.py``):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -217,8 +218,6 @@ def _symbols(node) -> set[str]:
 
 def _natural(name: str) -> tuple:
     """Sort key: x_2 before x_10."""
-    import re
-
     return tuple(int(t) if t.isdigit() else t for t in re.findall(r"\d+|\D+", name))
 
 
