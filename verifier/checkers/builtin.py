@@ -18,9 +18,12 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
+from typing import Callable
 
 from problem_store.manifest import BuiltinChecker
 from verifier.checkers import stock
+from verifier.checkers.bounded import (blank_only, count_tokens, first_difference, split_lines_upto,
+                                       split_upto)
 
 _INT_RE = re.compile(rb"^[+-]?\d+$")
 # Every quantifier is possessive and no two of them can match the same characters, so a
@@ -57,41 +60,49 @@ def _fold(tokens: list[bytes], case_sensitive: bool) -> list[bytes]:
 def check_exact(output: bytes, answer: bytes, spec: BuiltinChecker) -> CheckOutcome:
     if output == answer:
         return CheckOutcome("AC", f"{len(output)} bytes")
-    for i, (a, b) in enumerate(zip(output, answer)):
-        if a != b:
-            return CheckOutcome("WA", f"first difference at byte {i}")
+    i = first_difference(output, answer)
+    if i < min(len(output), len(answer)):
+        return CheckOutcome("WA", f"first difference at byte {i}")
     return CheckOutcome("WA", f"output has {len(output)} bytes, answer {len(answer)}")
 
 
 def _lines(data: bytes) -> list[bytes]:
-    lines = [ln.rstrip() for ln in data.replace(b"\r\n", b"\n").split(b"\n")]
+    lines = [ln.rstrip() for ln in data.split(b"\n")]  # rstrip also drops a CRLF's CR
     while lines and lines[-1] == b"":
         lines.pop()
     return lines
 
 
 def check_lines(output: bytes, answer: bytes, spec: BuiltinChecker) -> CheckOutcome:
-    out, ans = _lines(output), _lines(answer)
+    ans = _lines(answer)
+    parts, rest = split_lines_upto(output, len(ans))
+    out = [ln.rstrip() for ln in parts]
+    if blank_only(rest):
+        while out and out[-1] == b"":
+            out.pop()
+        found = len(out)
+    else:  # lines beyond the answer's: counted, not split
+        found = len(out) + rest.rstrip().count(b"\n") + 1
     for i, (o, a) in enumerate(zip(out, ans)):
         if (o if spec.case_sensitive else o.lower()) != (a if spec.case_sensitive else a.lower()):
             return CheckOutcome("WA", f"line {i + 1} differs: expected '{_show(a)}', found '{_show(o)}'")
-    if len(out) != len(ans):
-        return CheckOutcome("WA", f"expected {len(ans)} lines, found {len(out)}")
+    if found != len(ans):
+        return CheckOutcome("WA", f"expected {len(ans)} lines, found {found}")
     return CheckOutcome("AC", f"{len(ans)} lines")
 
 
 def check_tokens(output: bytes, answer: bytes, spec: BuiltinChecker) -> CheckOutcome:
-    out, ans = output.split(), answer.split()
-    fo, fa = _fold(out, spec.case_sensitive), _fold(ans, spec.case_sensitive)
-    for i, (o, a) in enumerate(zip(fo, fa)):
-        if o != a:
-            return CheckOutcome("WA", f"{_ordinal(i)} words differ - expected: '{_show(ans[i])}', "
-                                      f"found: '{_show(out[i])}'")
+    ans = answer.split()
+    out, extra = split_upto(output, len(ans))
+    for i, (o, a) in enumerate(zip(out, ans)):
+        if o != a and (spec.case_sensitive or o.lower() != a.lower()):
+            return CheckOutcome("WA", f"{_ordinal(i)} words differ - expected: '{_show(a)}', "
+                                      f"found: '{_show(o)}'")
     if len(out) < len(ans):
         return CheckOutcome("WA", f"answer contains longer sequence [length = {len(ans)}], "
                                   f"but output contains {len(out)} elements")
-    if len(out) > len(ans):
-        return CheckOutcome("WA", f"participant output contains extra tokens ({len(out) - len(ans)})")
+    if extra:
+        return CheckOutcome("WA", f"participant output contains extra tokens ({extra})")
     return CheckOutcome("AC", f"{len(ans)} tokens")
 
 
@@ -104,27 +115,43 @@ def _int_key(token: bytes) -> tuple[bool, bytes]:
     return (negative and digits != b"", digits)
 
 
-def check_integers(output: bytes, answer: bytes, spec: BuiltinChecker) -> CheckOutcome:
+def _numbers(output: bytes, answer: bytes, pattern: re.Pattern, what: str,
+             same: Callable[[bytes, bytes], bool], reflexive: bool) -> CheckOutcome:
+    """Shared walk of ``integers`` and ``floats``: the jury's tokens are all validated; the
+    output is read pair by pair and the first token that differs decides (PE if it is not a
+    number at all, WA if it is another number); extra tokens are counted, not read.
+    ``reflexive``: a token equal byte for byte to the jury's is the same number (not so for
+    floats, where NaN equals nothing)."""
     ans = answer.split()
     for i, a in enumerate(ans):
-        if not _INT_RE.match(a):
-            return CheckOutcome("IE", f"jury answer: {_ordinal(i)} token '{_show(a)}' is not an integer")
-    out = output.split()
-    for i, o in enumerate(out):
-        if not _INT_RE.match(o):
-            return CheckOutcome("PE", f"expected an integer, found '{_show(o)}' ({_ordinal(i)} token)")
+        if not pattern.match(a):
+            return CheckOutcome("IE", f"jury answer: {_ordinal(i)} token '{_show(a)}' is not {what}")
+    out, extra = split_upto(output, len(ans))
     for i, (o, a) in enumerate(zip(out, ans)):
-        if _int_key(o) != _int_key(a):
+        if reflexive and o == a:
+            continue
+        if not pattern.match(o):
+            return CheckOutcome("PE", f"expected {what}, found '{_show(o)}' ({_ordinal(i)} token)")
+        if not same(a, o):
             return CheckOutcome("WA", f"{_ordinal(i)} numbers differ - expected: '{_show(a)}', "
                                       f"found: '{_show(o)}'")
-    if len(out) != len(ans):
-        return CheckOutcome("WA", f"expected {len(ans)} numbers, found {len(out)}")
+    if len(out) < len(ans) or extra:
+        return CheckOutcome("WA", f"expected {len(ans)} numbers, found {len(out) + extra}")
     return CheckOutcome("AC", f"{len(ans)} numbers")
 
 
+def check_integers(output: bytes, answer: bytes, spec: BuiltinChecker) -> CheckOutcome:
+    return _numbers(output, answer, _INT_RE, "an integer",
+                    lambda a, o: _int_key(o) == _int_key(a), reflexive=True)
+
+
 def check_unordered(output: bytes, answer: bytes, spec: BuiltinChecker) -> CheckOutcome:
+    ans_tokens = answer.split()
+    found = count_tokens(output)
+    if found > len(ans_tokens):  # counted in C: never a Counter over a flood of tokens
+        return CheckOutcome("WA", f"expected {len(ans_tokens)} tokens (any order), found {found}")
     out = Counter(_fold(output.split(), spec.case_sensitive))
-    ans = Counter(_fold(answer.split(), spec.case_sensitive))
+    ans = Counter(_fold(ans_tokens, spec.case_sensitive))
     if out == ans:
         return CheckOutcome("AC", f"{sum(ans.values())} tokens (any order)")
     missing, extra = ans - out, out - ans
@@ -147,22 +174,14 @@ def floats_equal(expected: float, found: float, abs_tol: float, rel_tol: float) 
 
 
 def check_floats(output: bytes, answer: bytes, spec: BuiltinChecker) -> CheckOutcome:
-    ans = answer.split()
-    for i, a in enumerate(ans):
-        if not _FLOAT_RE.match(a):
-            return CheckOutcome("IE", f"jury answer: {_ordinal(i)} token '{_show(a)}' is not a number")
-    out = output.split()
-    for i, o in enumerate(out):
-        if not _FLOAT_RE.match(o):
-            return CheckOutcome("PE", f"expected a number, found '{_show(o)}' ({_ordinal(i)} token)")
-    for i, (o, a) in enumerate(zip(out, ans)):
-        if not floats_equal(float(a), float(o), spec.abs_tol, spec.rel_tol):
-            return CheckOutcome("WA", f"{_ordinal(i)} numbers differ - expected: '{_show(a)}', "
-                                      f"found: '{_show(o)}' (abs_tol {spec.abs_tol:g}, "
-                                      f"rel_tol {spec.rel_tol:g})")
-    if len(out) != len(ans):
-        return CheckOutcome("WA", f"expected {len(ans)} numbers, found {len(out)}")
-    return CheckOutcome("AC", f"{len(ans)} numbers")
+    def same(a: bytes, o: bytes) -> bool:
+        return floats_equal(float(a), float(o), spec.abs_tol, spec.rel_tol)
+
+    outcome = _numbers(output, answer, _FLOAT_RE, "a number", same, reflexive=False)
+    if outcome.verdict == "WA" and "numbers differ" in outcome.message:
+        return CheckOutcome("WA", f"{outcome.message} (abs_tol {spec.abs_tol:g}, "
+                                  f"rel_tol {spec.rel_tol:g})")
+    return outcome
 
 
 _CHECKERS = {

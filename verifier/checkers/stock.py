@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from verifier.checkers.bounded import ASCII_BLANKS
 from verifier.checkers.testlib_stream import Quit, Stream, TokenStream, double_compare, part
 
 Reader = Stream | TokenStream
@@ -46,16 +47,16 @@ def wcmp(ouf: Reader, ans: Reader) -> str:
     raise Quit("WA", "Unexpected EOF in the participants output")
 
 
-def _same_length(ouf: Reader, ans: Reader, n: int, read) -> None:
+def _same_length(ouf: Reader, ans: Reader, n: int, kind: str) -> None:
     """After n equal items: both sides must end here (testlib reads and counts each side's
-    remaining items with the same reader, so a malformed extra item is reported as such)."""
-    extra_ans = extra_ouf = 0
+    remaining items with the same reader, so a malformed extra item is reported as such).
+    The jury's are read one by one; the output's in one pass over its bytes (a flood of
+    extra output must not cost a Python step per token)."""
+    extra_ans = 0
     while not ans.seek_eof():
-        read(ans)
+        ans.read_long() if kind == "long" else ans.read_word()
         extra_ans += 1
-    while not ouf.seek_eof():
-        read(ouf)
-        extra_ouf += 1
+    extra_ouf = ouf.skip_rest(kind)
     if extra_ans:
         raise Quit("WA", f"Answer contains longer sequence [length = {n + extra_ans}], "
                          f"but output contains {n} elements")
@@ -71,7 +72,7 @@ def ncmp(ouf: Reader, ans: Reader) -> str:
         j, p = ans.read_long(), ouf.read_long()
         if j != p:
             raise Quit("WA", f"{n}{_ending(n)} numbers differ - expected: '{j}', found: '{p}'")
-    _same_length(ouf, ans, n, lambda r: r.read_long())
+    _same_length(ouf, ans, n, "long")
     return f"{n} numbers"
 
 
@@ -118,7 +119,15 @@ def _line_by_line(ouf: Stream, ans: Stream, same) -> str:
 def lcmp(ouf: Stream, ans: Stream) -> str:
     # Lines compared as token lists; the tokens come from std::stringstream, so here (unlike
     # testlib's own reader) vertical tab and form feed do separate tokens.
-    return _line_by_line(ouf, ans, lambda j, p: j.split() == p.split())
+    return _line_by_line(ouf, ans, _same_words)
+
+
+def _same_words(j: bytes, p: bytes) -> bool:
+    # Equal token lists have equally many non-blank bytes; checking that first (in C) means an
+    # output line is split into no more tokens than the jury's line has bytes.
+    if len(p) > len(j) and len(p.translate(None, ASCII_BLANKS)) != len(j.translate(None, ASCII_BLANKS)):
+        return False
+    return j.split() == p.split()
 
 
 def fcmp(ouf: Stream, ans: Stream) -> str:
@@ -153,7 +162,7 @@ def nyesno(ouf: Reader, ans: Reader) -> str:
             raise Quit("PE", f"YES or NO expected, but {part(p)} found [{n}{_ending(n)} token]")
         if j != p:
             raise Quit("WA", f"expected {part(j)}, found {part(p)} [{n}{_ending(n)} token]")
-    _same_length(ouf, ans, n, lambda r: r.read_word())
+    _same_length(ouf, ans, n, "word")
     return f"{n} token(s)"
 
 
