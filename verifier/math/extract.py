@@ -137,12 +137,17 @@ def _join(answers: list[str]) -> str:
     return unique[0] if len(unique) == 1 else ", ".join(unique)
 
 
+_TITLE_RE = re.compile(r"(?<![A-Za-z])(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Mt|Prof|Gen|Capt|Lt|Col|Sgt|Rev)$", re.I)
+
+
 def _clean_phrase_answer(raw: str) -> str:
     """Cut a phrase answer at the end of its line/sentence and drop wrapping $ and '.'."""
     line = raw.split("\n", 1)[0]
     # a sentence ends at ". " (not a decimal point like 3.5, not inside $...$)
     dollars, counted = 0, 0
     for m in re.finditer(r"\.(?:\s|$)(?!\d)", line):
+        if _TITLE_RE.search(line, max(0, m.start() - 5), m.start()):
+            continue  # "Mr. Smith": an abbreviation's full stop ends no sentence
         # counted incrementally: a line of ". " after one "$" was quadratic
         dollars += len(_DOLLAR_RE.findall(line, counted, m.start()))
         counted = m.start()

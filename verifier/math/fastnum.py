@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from verifier.math.structure import NeedsSympy, Outcome, approx_tol, has_decimal
+from verifier.math.structure import NeedsSympy, Outcome, approx_tol, decimal_unit, has_decimal
 
 REL_TOL = 1e-9
+# Two decimal numbers are equal only when exactly equal, or within what binary doubles add (0.1 + 0.2 prints 0.30000000000000004: 1.5e-16
+# relative; two units in the last place of a double are at most 4.4e-16). A hostile review
+# had 4.2000000001 paid for 4.2 under the 1e-9 once given to every decimal.
+FLOAT_NOISE = 4e-16
 _MAX_EXP10 = 400
 _MAX_BITS = 2048
 _MAX_POW = 64
@@ -94,14 +98,21 @@ class FastScalars:
         if a == b:
             return Outcome(True, "exact rational equal")
         dg, dp = has_decimal(g), has_decimal(p)
-        if (dg or dp) and rel_close(a, b):
-            exact = b if dg and not dp else a if dp and not dg else None
-            if exact is None or not terminates(exact):
-                return Outcome(True, f"numeric equal within rel {REL_TOL:g}")
-            # a decimal can write this value exactly, so one off it is another number
-            # (5050.000001 is not 5050; red-team finding: it was paid)
-            return Outcome(False, f"numbers differ ({fraction_str(a)} vs {fraction_str(b)}): "
-                           "an exact value a decimal can write needs the exact decimal")
+        if decimal_unit(g) is not None and decimal_unit(p) is not None and rel_close(a, b, FLOAT_NOISE):
+            return Outcome(True, f"equal up to binary floating-point noise (rel {FLOAT_NOISE:g})")
+        if dg != dp and rel_close(a, b):
+            exact, written = (b, g) if dg else (a, p)
+            if terminates(exact):
+                # a decimal can write this value exactly, so one off it is another number
+                # (5050.000001 is not 5050; red-team finding: it was paid)
+                return Outcome(False, f"numbers differ ({fraction_str(a)} vs {fraction_str(b)}): "
+                               "an exact value a decimal can write needs the exact decimal")
+            # right in every digit written: rounded or cut off there (one unit of the last)
+            unit = decimal_unit(written)
+            if unit is not None and abs(a - b) <= unit:
+                return Outcome(True, f"numeric equal within rel {REL_TOL:g} and one unit of the last digit written")
+            return Outcome(False, f"numbers differ ({fraction_str(a)} vs {fraction_str(b)}): the "
+                           "decimal's last digits are not the value's")
         tol = approx_tol(g, p, self.approx)
         if tol is not None and abs(a - b) <= tol:
             return Outcome(True, f"equal to the precision written (+-{float(tol):g})")

@@ -125,9 +125,16 @@ _TRIG_RE = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)(?![a-zA-Z])|(?<![a-zA-Z\\]
 _DEG_NUM_RE = re.compile(r"(?<!\d)(\d++(?:\.\d++)?+|\{[^{}]*+\})\s*+(?:\^\s*\{?\s*\\circ\s*\}?|\\degree|°)")
 _TIME_RE = re.compile(r"(\d{1,2})\s*+:\s*+(\d{2})(?:\s*+:\s*+(\d{2}))?+\s*+((?:a|p)\.?\s*+m\.?)?", re.I)
 _BASE_RE = re.compile(r"^([0-9A-Za-z]+)_\{?(\d{1,2})\}?$")
+# A label before the answer: "f(x) =", "f(3) =", "g^{-1}(x) =", "(a, b) =". A letter that
+# usually names a variable or a constant is no function name before a number: x(3) = 22
+# reads as 3x = 22 and e(3) as 3e (hostile review: both were paid for 22). A tuple of names
+# labels only a tuple.
+_FN_NAME = r"[A-Za-z](?:_\{?\w+\}?)?(?:\^\s*\{\s*-1\s*\})?"
 _LABEL_RE = re.compile(
-    r"^\s*(?:[A-Za-z](?:_\{?\w+\}?)?(?:\^\s*\{\s*-1\s*\})?\s*\(\s*(?:[A-Za-z](?:\s*,\s*[A-Za-z])*|[-+]?[\d./]+(?:\s*,\s*[-+]?[\d./]+)*)\s*\)"
-    r"|\(\s*[A-Za-z](?:_\{?\w+\}?)?(?:\s*,\s*[A-Za-z](?:_\{?\w+\}?)?)+\s*\))\s*=\s*(?=[^=]+$)")
+    rf"^\s*(?:{_FN_NAME}\s*\(\s*[A-Za-z](?:\s*,\s*[A-Za-z])*\s*\)"
+    rf"|(?![abcdeikmnxyz][_^(\s])(?!\\)(?:{_FN_NAME})\s*\(\s*[-+]?[\d./]+(?:\s*,\s*[-+]?[\d./]+)*\s*\)"
+    r"|\(\s*[A-Za-z](?:_\{?\w+\}?)?(?:\s*,\s*[A-Za-z](?:_\{?\w+\}?)?)+\s*\)(?=\s*=\s*(?:\\left\s*)?[(\[]))"
+    r"\s*=\s*(?=[^=]+$)")
 # words that change the value or the meaning of the number before them: never a unit
 _NOT_UNIT_WORDS = {
     "or", "and", "pi", "i", "e", "x", "y", "z", "n", "k", "sqrt", "inf", "infinity", "infty",
@@ -330,7 +337,7 @@ def text_answer(s: str) -> str | None:
     if m:
         t = m.group(1)
     t = t.strip().strip(".").strip()
-    if re.fullmatch(r"[A-Za-z][A-Za-z '\-]*", t) and (re.search(r"[A-Za-z]{3,}", t) or t.lower() == "no"):
+    if re.fullmatch(r"[A-Za-z][A-Za-z '\-.]*", t) and (re.search(r"[A-Za-z]{3,}", t) or t.lower() == "no"):
         from verifier.math.latex import is_math_word
 
         words = re.findall(r"[A-Za-z]+", t)

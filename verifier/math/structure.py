@@ -55,6 +55,31 @@ def has_decimal(node) -> bool:
     return False
 
 
+def _int_literal(node) -> int | None:
+    if node[0] == "neg":
+        v = _int_literal(node[1])
+        return None if v is None else -v
+    return node[1] if node[0] == "num" and node[2] == 0 else None
+
+
+def decimal_unit(node: list):
+    """The unit of the last written digit of a decimal NUMBER (``-1.50`` -> 1/100, ``1.6e-19``
+    and ``1.6 \\times 10^{-19}`` -> 10^-20), or None when ``node`` is not one (no decimal,
+    or a decimal inside an expression). A Fraction."""
+    from fractions import Fraction
+
+    node = node[1] if node[0] == "neg" else node
+    if node[0] == "num":
+        return Fraction(10) ** node[2] if node[2] != 0 else None
+    if node[0] == "mul" and len(node[1]) == 2:
+        head, scale = node[1]
+        if head[0] == "num" and head[2] != 0 and scale[0] == "pow" and scale[1] == ["num", 10, 0]:
+            k = _int_literal(scale[2])
+            if k is not None and abs(k) <= 400:
+                return Fraction(10) ** (head[2] + k)
+    return None
+
+
 # 6 significant digits: 3 would let one rounded value match several exact answers (22/7 and
 # pi both round to 3.14), so a policy could be paid for the wrong one; with 6 the digits
 # determine the value (3.14159 is pi, 3.14286 is 22/7).

@@ -20,9 +20,10 @@ from fractions import Fraction
 import sympy as sp
 
 from verifier.math.fastnum import terminates
-from verifier.math.structure import Outcome, approx_tol, compare, has_decimal
+from verifier.math.structure import Outcome, approx_tol, compare, decimal_unit, has_decimal
 
 REL_TOL = sp.Float("1e-9", 40)
+FLOAT_NOISE = sp.Float("4e-16", 40)  # two decimals: what printing a double adds (fastnum.py)
 EXACT_TOL = sp.Float("1e-25", 40)  # both inputs exact: only evaluation noise is forgiven
 _PREC = 40
 _N_POINTS = 6
@@ -274,14 +275,16 @@ def _differ_far(diff_a, diff_b, syms, rng) -> dict | None:
     return None
 
 
-def values_eq(a, b, approx: bool = True, exact=None) -> Outcome:
+def values_eq(a, b, approx: bool = True, exact=None, *, rel_tol=None, within=None) -> Outcome:
     """Compare two sympy expressions (numbers or with free symbols).
 
     ``approx``: an input was a decimal, so the 1e-9 relative tolerance applies to constant
     values. Expressions with free symbols never get a tolerance: a different constant
     (x + 10^-30) is a different expression. ``exact``: the side (a or b) written without
-    decimals when only the other has them."""
-    tol = REL_TOL if approx else EXACT_TOL
+    decimals when only the other has them. ``rel_tol`` overrides the relative tolerance;
+    ``within``: for a value a decimal can only approximate, the decimal must also be within
+    this absolute bound of it (one unit of its last digit), or equal up to float noise."""
+    tol = rel_tol if rel_tol is not None else REL_TOL if approx else EXACT_TOL
     if a == b:
         return Outcome(True, "structurally equal")
     if isinstance(a, sp.MatrixBase) or isinstance(b, sp.MatrixBase):
@@ -312,7 +315,13 @@ def values_eq(a, b, approx: bool = True, exact=None) -> Outcome:
                     return Outcome(True, "numeric equal (exact: the value has a finite decimal)")
                 return Outcome(False, f"numbers differ ({sp.N(a, 12)} vs {sp.N(b, 12)}): an exact "
                                "value a decimal can write needs the exact decimal")
-            return Outcome(True, "numeric equal within rel 1e-9")
+            if within is not None and not _close(u, v, FLOAT_NOISE):
+                gap = sp.sqrt((u[0] - v[0]) ** 2 + (u[1] - v[1]) ** 2)
+                if not bool(gap <= sp.Rational(within.numerator, within.denominator)):
+                    return Outcome(False, f"numbers differ ({sp.N(a, 12)} vs {sp.N(b, 12)}): the "
+                                   "decimal's last digits are not the value's")
+                return Outcome(True, "numeric equal within rel 1e-9 and one unit of the last digit written")
+            return Outcome(True, f"numeric equal within rel {float(tol):g}")
         return Outcome(False, f"numbers differ ({sp.N(a, 12)} vs {sp.N(b, 12)})")
     syms = sorted(free, key=lambda s: s.name)
     diff = a - b
@@ -351,12 +360,6 @@ def _symbolic(a, b, why: str) -> Outcome:
     return Outcome(False, f"{why}; simplify(a-b)!=0")
 
 
-def _plain_decimal(node: list) -> bool:
-    """A decimal literal, possibly negated: the only input the 1e-9 tolerance is for."""
-    node = node[1] if node[0] == "neg" else node
-    return node[0] == "num" and has_decimal(node)
-
-
 class SympyScalars:
     """Scalars for ``structure.compare`` backed by sympy (worker side)."""
 
@@ -365,12 +368,19 @@ class SympyScalars:
 
     def scalar_eq(self, g: list, p: list) -> Outcome:
         a, b = to_sympy(g), to_sympy(p)
-        # The tolerance is for a decimal NUMBER standing for a value it can only approximate,
-        # never for a decimal inside an expression (10.0000000001\pi, 2\sqrt{5.000000001} are
-        # the gold's own form with another coefficient: a hostile review's finds).
-        dg, dp = _plain_decimal(g), _plain_decimal(p)
-        exact = a if dp and not dg else b if dg and not dp else None
-        out = values_eq(a, b, dg or dp, exact=exact)
+        # Tolerances are for a decimal NUMBER, never for a decimal inside an expression
+        # (10.0000000001\pi, 2\sqrt{5.000000001} are the gold's own form with another
+        # coefficient: a hostile review's finds). Two decimals: exact up to float noise. One
+        # against a value it can only approximate (1/3, sqrt 2, pi): rel 1e-9 and right in
+        # every digit written (rounded or cut off there: within one unit of the last).
+        ug, up = decimal_unit(g), decimal_unit(p)
+        if ug is not None and up is not None:
+            out = values_eq(a, b, True, rel_tol=FLOAT_NOISE)
+        elif ug is not None or up is not None:
+            exact, within = (a, up) if up is not None else (b, ug)
+            out = values_eq(a, b, True, exact=exact, within=within)
+        else:
+            out = values_eq(a, b, False)
         tol = approx_tol(g, p, self.approx)
         if out.equal or tol is None or a.free_symbols:
             return out
@@ -388,8 +398,23 @@ class SympyScalars:
         ratio = sp.cancel(sp.together(d1 / d2))
         if not ratio.free_symbols and ratio != 0 and ratio.is_finite:
             return Outcome(True, f"equations proportional (factor {ratio})")
-        # numerically: is d1/d2 the same constant at random points?
         syms = sorted(ratio.free_symbols, key=lambda s: s.name)
+        approx = has_decimal(g) or has_decimal(p)
+        if not approx:
+            # Exact inputs: d1 = c*d2 for the constant c that one random point gives, checked
+            # as an identity with no tolerance (values_eq). A float tolerance at sample points
+            # paid 2x - y + 1 + 10^{-40} = 0 for y = 2x + 1 (hostile review).
+            for _ in range(_N_POINTS):
+                point = _sample_point(sorted(d1.free_symbols | d2.free_symbols, key=lambda s: s.name),
+                                      _SYSRAND)
+                den = d2.subs(point)
+                if den.is_number and is_zero(den) is False:
+                    factor = d1.subs(point) / den
+                    same = values_eq(d1, factor * d2, False)
+                    return Outcome(same.equal, f"equations proportional ({same.reason})" if same.equal
+                                   else f"equations not proportional ({same.reason})")
+            return Outcome(False, "equations not proportional (no point to compare them at)")
+        # decimals: is d1/d2 the same constant at random points, within rel 1e-9?
         values = []
         for _ in range(_N_POINTS * 2):
             point = _sample_point(syms, _SYSRAND)
@@ -398,8 +423,7 @@ class SympyScalars:
                 values.append(v)
             if len(values) >= _N_POINTS:
                 break
-        approx = has_decimal(g) or has_decimal(p)
-        tol = REL_TOL if approx else EXACT_TOL
+        tol = REL_TOL
         if len(values) >= 2 and not all(_close(values[0], v, tol) for v in values[1:]):
             return Outcome(False, "equations not proportional")
         if len(values) >= _N_POINTS and values[0] != (0, 0) and not _non_analytic(ratio):
