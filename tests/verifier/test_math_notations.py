@@ -9,6 +9,19 @@ import pytest
 from verifier.math import judge
 
 EQUAL = [
+    # third review corpus (7,366 items): times and ratios in \text{} or with \!, scale words,
+    # a base number in brackets, "approximately" in \text{}, thin spaces in set-builder,
+    # the reals without points
+    ("9:57", "\\text{9:57}"),
+    ("9:57", "9:57 \\text{ }"),
+    ("3:11", "3\\!:\\!11"),
+    ("79000", "79 \\text{ thousand}"),
+    ("2500000", "2.5 million"),
+    ("623_7", "(623)_{7}"),
+    ("\\pi", "\\text{approximately } 3.1415927"),
+    ("\\{x \\mid -2 \\le x < 8\\}", "\\left\\{ x \\,\\middle|\\, -2 \\le x < 8 \\right\\}"),
+    ("(-\\infty, -4) \\cup (-4, 2) \\cup (2, \\infty)", "\\mathbb{R} \\setminus \\{2, -4\\}"),
+    ("x \\neq 3", "\\mathbb{R} \\setminus \\{3\\}"),
     # set-builder notation over the reals is the set its condition describes
     ("(-5, \\infty)", "\\{x \\mid x > -5\\}"),
     ("(-5, \\infty)", "\\{x : x > -5\\}"),
@@ -50,6 +63,16 @@ EQUAL = [
 ]
 
 NOT_EQUAL = [
+    ("9:57", "\\text{9:58}"),
+    ("3:11", "3\\!:\\!12"),
+    ("79", "79 \\text{ thousand}"),
+    ("79000", "79 \\text{ million}"),
+    ("623_7", "(623)_{8}"),
+    ("\\pi", "\\text{approximately } 3.1416"),
+    ("\\pi", "\\text{approximately } 3.1415937"),
+    ("\\{x \\mid -2 \\le x < 8\\}", "\\left\\{ x \\,\\middle|\\, -2 \\le x < 9 \\right\\}"),
+    ("(-\\infty, -4) \\cup (-4, \\infty)", "\\mathbb{R} \\setminus \\{4\\}"),
+    ("(-\\infty, -4) \\cup (-4, 2) \\cup (2, \\infty)", "\\mathbb{R} \\setminus \\{-4\\}"),
     ("(-5, \\infty)", "\\{x \\mid x > 5\\}"),
     ("(-5, \\infty)", "\\{x \\mid x \\ge -5\\}"),
     ("(-5, \\infty)", "\\{y \\mid x > -5\\}"),          # the condition is not about its variable

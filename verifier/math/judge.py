@@ -27,8 +27,8 @@ from verifier.math.latex import (MAX_ANSWER_CHARS, Ambiguous, ParseError, TooLon
                                  parse)
 from verifier.math.limits import too_large
 from verifier.math.notation import dangling_relation, unsafe_notation
-from verifier.math.normalize import (base_number, normalize, strip_wrappers, text_answer,
-                                     time_of_day)
+from verifier.math.normalize import (base_number, normalize, plain_text, strip_wrappers,
+                                     text_answer, time_of_day)
 from verifier.math.pool import PoolTimeout, WorkerFailed, WorkerPool
 from verifier.math.structure import NeedsSympy, compare
 
@@ -99,7 +99,7 @@ def _fast_render(node: list) -> str:
 
 def _special_forms(gold: str, pred: str) -> tuple[bool, str] | None:
     """Times of day and base-subscript numbers, decided before any parsing."""
-    g, p = strip_wrappers(gold), strip_wrappers(pred)
+    g, p = plain_text(strip_wrappers(gold)), plain_text(strip_wrappers(pred))
     # The gold decides what `a:bb` is: a time when the gold is one (12:00 is not 1:00), else
     # a ratio like any other `a:b` (gold 6:7 against 12:14 was once compared as two clock
     # times; a review found 19 of 62 equal ratios rejected that way).
@@ -127,8 +127,8 @@ def _primes(s: str) -> int:
 
 
 # the prediction says it is rounded: its last digit's precision applies (structure.approx_tol)
-_APPROX_RE = re.compile(r"\\approx|≈|\\simeq|^\s*(?:~|\\sim(?![a-z])|approximately|approx\.?|about"
-                        r"|roughly)", re.I)
+_APPROX_RE = re.compile(r"\\approx|≈|\\simeq|^\s*(?:~|\\sim(?![a-z])|(?:\\(?:text|mbox|mathrm|textnormal)\s*\{\s*)?"
+                        r"(?:approximately|approx\.?|about|roughly))", re.I)
 _DECIMAL_COMMA_RE = re.compile(r"-?\d+,(?:\d{1,2}|\d{4,})")
 
 

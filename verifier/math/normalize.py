@@ -197,16 +197,48 @@ def _infix(s: str) -> str:
     return s
 
 
+_REALS_WITHOUT_RE = re.compile(r"\s*+\\mathbb\s*+(?:\{\s*+R\s*+\}|R)\s*+(?:\\setminus|\\backslash|-)\s*+"
+                               r"\\\{([^{}\\]*+)\\\}\s*+")
+_PLAIN_NUMBER_RE = re.compile(r"\s*+(-?\s*+\d++(?:\.\d++)?+)\s*+")
+
+
+def _reals_without(s: str) -> str:
+    """``\\mathbb{R} \\setminus \\{-4, 2\\}`` as the union of the open intervals it leaves."""
+    m = _REALS_WITHOUT_RE.fullmatch(s)
+    if not m:
+        return s
+    points = [_PLAIN_NUMBER_RE.fullmatch(x) for x in m.group(1).split(",")]
+    if not all(points) or len(points) > 50:
+        return s
+    from fractions import Fraction
+
+    values = sorted({Fraction(p.group(1).replace(" ", "")) for p in points})
+    ends = ["-\\infty"] + [str(v.numerator) if v.denominator == 1 else f"{float(v)!r}" for v in values] + ["\\infty"]
+    return " \\cup ".join(f"({a}, {b})" for a, b in zip(ends, ends[1:]))
+
+
 def _set_builder(s: str) -> str:
     t = s.strip()
     if not (t.startswith("\\{") and t.endswith("\\}")):
         return s
-    inner = t[2:-2]
+    inner = _SPACING_RE.sub(" ", t[2:-2])  # \{ x \,|\, x > 1 \}
     m = _SET_BUILDER_RE.match(inner)
     cond = inner[m.end():].strip() if m else ""
     if cond and re.search(r"(?<![A-Za-z\\])" + m.group(1) + r"(?![A-Za-z])", cond):
         return cond
     return s
+
+
+_TEXT_WRAP = r"\\(?:text|mbox|mathrm|textnormal)\s*+"
+
+
+def plain_text(s: str) -> str:
+    """Spacing commands and empty ``\\text{ }`` dropped, a ``\\text{...}`` around the whole
+    unwrapped: ``\\text{9:57}``, ``9:57 \\text{ }`` and ``3\\!:\\!11`` are 9:57 and 3:11."""
+    s = re.sub(_TEXT_WRAP + r"\{\s*+\}", " ", s)
+    s = _SPACING_RE.sub(" ", s).strip()
+    m = re.fullmatch(_TEXT_WRAP + r"\{([^{}]*+)\}", s)
+    return m.group(1).strip() if m else s
 
 
 def time_of_day(s: str) -> str | None:
@@ -220,7 +252,7 @@ def time_of_day(s: str) -> str | None:
 
 def base_number(s: str) -> tuple[str, int] | None:
     """``101_2`` -> ("101", 2) when the digits are valid in that base (2..36)."""
-    m = _BASE_RE.fullmatch(s.strip())
+    m = _BASE_RE.fullmatch(re.sub(r"^\s*\(([0-9A-Za-z]+)\)(?=_)", r"\1", s))  # (623)_{7}
     if not m or not 2 <= int(m.group(2)) <= 36:
         return None
     try:
@@ -271,11 +303,23 @@ def _drop_trailing_words(s: str) -> str:
     return m.group(1)
 
 
+# a whole answer "79 thousand", "2.5 \\text{ million}": the number times the scale
+_SCALE_WORD_RE = re.compile(r"^\s*+(-?\d++(?:\.\d++)?+)\s*+(?:\\(?:text|mbox|mathrm|textnormal)\s*+\{\s*+"
+                            r"(thousand|million|billion|trillion)\s*+\}|(thousand|million|billion|trillion))"
+                            r"\s*+$", re.I)
+_SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
+
+
+def _scale_word(m: re.Match) -> str:
+    return f"{m.group(1)} \\times 10^{{{_SCALES[(m.group(2) or m.group(3)).lower()]}}}"
+
+
 def normalize(s: str) -> str:
     """Canonical spelling of an answer string; raises nothing, may return ''."""
     for k, v in _UNICODE.items():
         s = s.replace(k, v)
     s = strip_wrappers(s)
+    s = _SCALE_WORD_RE.sub(_scale_word, s)
     s = re.sub(r"\\cfrac", r"\\frac", s)
     s = _REPEATING_RE.sub(_repeating, s)
     word = re.sub(r"\\text\s*\{\s*([a-z]+)\s*\}", r"\1", s.strip().lower()).strip(" .")
@@ -297,6 +341,7 @@ def normalize(s: str) -> str:
     s = re.sub(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big)\s*\.", " ", s)
     s = re.sub(r"\\(?:left|right|middle|bigl|bigr|Bigl|Bigr|big|Big)(?![a-zA-Z])", "", s)
     s = _COLON_RE.sub(":", s)
+    s = _reals_without(s)
     s = _infix(s)
     s = _set_builder(s)
     s = re.sub(r"\\(?:mathbf|boldsymbol|bm|mathbfit)\s*", "", s)
