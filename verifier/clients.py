@@ -21,6 +21,7 @@ import re
 from collections import defaultdict
 from contextvars import ContextVar
 
+from sandboxes.backends.slot_queue import SHARE_KEY
 from verifier.errors import RequestError
 
 CLIENT_ID_HEADER = "X-Client-Id"
@@ -65,10 +66,13 @@ def identify_middleware():
 
     @web.middleware
     async def identify_client(request, handler):
-        token = client_id_var.set(identify(request.headers, request.remote))
+        client = identify(request.headers, request.remote)
+        token = client_id_var.set(client)
+        share = SHARE_KEY.set(client)  # sandbox slots are shared fairly between clients
         try:
             return await handler(request)
         finally:
+            SHARE_KEY.reset(share)
             client_id_var.reset(token)
     return identify_client
 

@@ -8,8 +8,16 @@ same throughput (a slot is never left idle while any run waits) but finishes sub
 one after another: the first after its own share of the work, not after everyone's.
 
 The priority comes from ``RUN_ORDER`` (a context variable ``sandboxes.runner.batching``
-sets for a batch's compile and each of its runs: batch sequence number, run index);
-a caller without one is placed by the moment it asks, like a batch that arrived then.
+sets for a batch's compile and each of its runs: start tag, batch sequence number, run
+index); a caller without one is placed by the moment it asks, like a batch that arrived then.
+
+Oldest first is fair within one owner, not between owners: seven heavy submissions of one
+client made another client's one-test submission wait for all of them (10.6 s, red team).
+So batches carry the owner they run for (``SHARE_KEY``, the service sets its client
+identity) and the start tags are start-time fair queuing over runs (``FairClock``): an
+owner's runs take consecutive tags from where that owner left off, but never from before
+the tag now being served. One owner's batches still go oldest first; a newly arriving
+owner's runs go next, and owners with work waiting take turns run by run.
 
 The queue also guards its one invariant: a slot is in its hands (idle, or handed to a
 waiter that has not resumed yet) at most once. A second ``put_nowait`` of such a slot (a
@@ -27,7 +35,9 @@ from collections import deque
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
-RUN_ORDER: contextvars.ContextVar[tuple[int, int] | None] = contextvars.ContextVar("run_order", default=None)
+RUN_ORDER: contextvars.ContextVar[tuple[int, ...] | None] = contextvars.ContextVar("run_order", default=None)
+# Who a batch runs for: batches of different owners share the slots fairly (FairClock).
+SHARE_KEY: contextvars.ContextVar[str] = contextvars.ContextVar("share_key", default="")
 _arrivals = itertools.count()
 log = logging.getLogger(__name__)
 
@@ -42,12 +52,50 @@ def next_batch_number() -> int:
     return next(_arrivals)
 
 
+class FairClock:
+    """Start tags of start-time fair queuing, one unit per run.
+
+    ``now`` is the tag of the latest run handed a slot. A batch of n runs for owner k starts
+    at max(now, where k's last batch ended) and takes n tags; the slot queues serve the
+    smallest tag first."""
+
+    _FORGET_AT = 4096
+
+    def __init__(self):
+        self.now = 0
+        self._end: dict[str, int] = {}
+
+    def start(self, owner: str, runs: int) -> int:
+        base = max(self.now, self._end.get(owner, 0))
+        self._end[owner] = base + max(1, runs)
+        if len(self._end) > self._FORGET_AT:  # owners behind ``now`` start from it anyway
+            self._end = {k: v for k, v in self._end.items() if v > self.now}
+        return base
+
+    def served(self, order: tuple[int, ...] | None) -> None:
+        if order and order[0] > self.now:
+            self.now = order[0]
+
+
+CLOCK = FairClock()  # shared by every backend of this process, like the batch numbers
+
+
+def batch_order(runs: int) -> tuple[int, int]:
+    """(start tag, batch number) of a batch arriving now for the current ``SHARE_KEY``."""
+    seq = next_batch_number()
+    return CLOCK.start(SHARE_KEY.get(), runs), seq
+
+
+def _arrival_order() -> tuple[int, ...]:
+    return RUN_ORDER.get() or (CLOCK.now, next_batch_number(), 0)
+
+
 class SlotQueue(Generic[T]):
     """``put_nowait``/``get``/``qsize`` like ``asyncio.Queue``; ``get`` by RUN_ORDER."""
 
     def __init__(self):
         self._queue: deque[T] = deque()  # idle slots (tests peek at _queue[0])
-        self._waiters: list[tuple[tuple[int, int], int, asyncio.Future]] = []
+        self._waiters: list[tuple[tuple[int, ...], int, asyncio.Future]] = []
         self._tie = itertools.count()
         self._held: set[int] = set()  # id() of every slot idle or on its way to a waiter
 
@@ -65,8 +113,9 @@ class SlotQueue(Generic[T]):
     def _hand(self, slot: T) -> None:
         """Give a slot the queue holds to the best live waiter, or keep it idle."""
         while self._waiters:
-            _, _, fut = heapq.heappop(self._waiters)
+            order, _, fut = heapq.heappop(self._waiters)
             if not fut.done():
+                CLOCK.served(order)
                 fut.set_result(slot)
                 return
         self._queue.append(slot)
@@ -76,11 +125,10 @@ class SlotQueue(Generic[T]):
         return slot
 
     async def get(self) -> T:
+        order = _arrival_order()
         if self._queue and not self._waiters:
+            CLOCK.served(order)
             return self._out(self._queue.popleft())
-        order = RUN_ORDER.get()
-        if order is None:
-            order = (next_batch_number(), 0)
         fut = asyncio.get_running_loop().create_future()
         heapq.heappush(self._waiters, (order, next(self._tie), fut))
         if self._queue:  # a slot is free but others were waiting: the best waiter takes it
@@ -105,14 +153,15 @@ class PriorityGate:
 
     def __init__(self, permits: int):
         self._free = max(1, permits)
-        self._waiters: list[tuple[tuple[int, int], int, asyncio.Future]] = []
+        self._waiters: list[tuple[tuple[int, ...], int, asyncio.Future]] = []
         self._tie = itertools.count()
 
     async def acquire(self) -> None:
+        order = _arrival_order()
         if self._free > 0 and not self._waiters:
             self._free -= 1
+            CLOCK.served(order)
             return
-        order = RUN_ORDER.get() or (next_batch_number(), 0)
         fut = asyncio.get_running_loop().create_future()
         heapq.heappush(self._waiters, (order, next(self._tie), fut))
         try:
@@ -124,8 +173,9 @@ class PriorityGate:
 
     def release(self) -> None:
         while self._waiters:
-            _, _, fut = heapq.heappop(self._waiters)
+            order, _, fut = heapq.heappop(self._waiters)
             if not fut.done():
+                CLOCK.served(order)
                 fut.set_result(None)
                 return
         self._free += 1

@@ -11,7 +11,8 @@ and this module applies the batch semantics the same way for all of them:
 - results come back in the order of ``batch.runs``;
 - up to ``capacity`` runs of a batch are in flight, and where batches compete for slots
   the older batch's runs get them first (``slot_queue``), so submissions finish one
-  after another instead of all together at the end.
+  after another instead of all together at the end; between owners (clients) the slots
+  are shared fairly run by run.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from sandboxes.backends.slot_queue import RUN_ORDER, PriorityGate, next_batch_number
+from sandboxes.backends.slot_queue import RUN_ORDER, PriorityGate, batch_order
 from sandboxes.types import (Artifact, Batch, BatchResult, CompileResult, RunResult, RunSpec,
                              Source, Status)
 
@@ -37,9 +38,9 @@ async def run_batch(batch: Batch, *, compile_fn: CompileFn, run_fn: RunFn, capac
     """``gate``: the backend's own ``PriorityGate`` (one per backend, permits = slots), so
     batches share its slots oldest first; None: this batch alone is held to ``capacity``."""
     comp: CompileResult | None = None
-    seq = next_batch_number()
+    tag, seq = batch_order(len(batch.runs))  # fair between owners, oldest first within one
     if isinstance(batch.program, Source):
-        token = RUN_ORDER.set((seq, -1))  # the compile waits in line as this batch
+        token = RUN_ORDER.set((tag, seq, -1))  # the compile waits in line as this batch
         try:
             comp = await compile_fn(batch.program)
         except Exception as exc:  # noqa: BLE001 - as above
@@ -66,7 +67,7 @@ async def run_batch(batch: Batch, *, compile_fn: CompileFn, run_fn: RunFn, capac
 
     async def one(i: int, spec: RunSpec) -> None:
         # Slots go to the oldest batch's runs first (sandboxes/backends/slot_queue.py).
-        RUN_ORDER.set((seq, i))
+        RUN_ORDER.set((tag + i, seq, i))
         async with sem:
             if batch.stop_on_failure and first_failure:
                 f = first_failure[0]

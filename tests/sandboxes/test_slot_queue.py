@@ -128,3 +128,59 @@ async def test_a_waiter_cancelled_as_the_slot_reaches_it_passes_it_on_exactly_on
     except asyncio.CancelledError:
         pass
     assert q.qsize() == 1 and await q.get() == "s"
+
+
+async def test_slots_are_shared_between_owners_and_oldest_first_within_one():
+    """Red team: seven heavy submissions of one client made another client's submission wait
+    for all of them. Owner A sends three batches, owner B one, all at once, on 2 slots: B's
+    runs go in turn with A's first batch (B is not behind A's later batches), and A's own
+    batches still go oldest first."""
+    from sandboxes.backends.slot_queue import SHARE_KEY, PriorityGate
+    from sandboxes.runner.batching import run_batch
+    from sandboxes.types import Artifact, Batch, Blob, RunResult, RunSpec, Status
+
+    async def starts(owners: list[tuple[str, str]]) -> list[str]:
+        gate, slots = PriorityGate(2), SlotQueue()
+        for i in range(2):
+            slots.put_nowait(i)
+        started: list[str] = []
+
+        async def run_fn(art, data, spec):
+            slot = await slots.get()
+            started.append(spec.id)
+            await asyncio.sleep(0.001)
+            slots.put_nowait(slot)
+            return RunResult(id=spec.id, status=Status.OK)
+
+        async def program_bytes(art):
+            return b""
+
+        art = Artifact(language="binary", blob=Blob(data=b"x"))
+
+        async def submit(owner: str, name: str):
+            SHARE_KEY.set(owner)
+            batch = Batch(program=art, runs=[RunSpec(id=f"{name}{i}") for i in range(6)])
+            await run_batch(batch, compile_fn=None, run_fn=run_fn, capacity=2,
+                            program_bytes=program_bytes, gate=gate)
+
+        await asyncio.gather(*(submit(o, n) for o, n in owners))
+        return [s[:-1] for s in started]
+
+    order = await starts([("a", "A1"), ("a", "A2"), ("a", "A3"), ("b", "B")])
+    assert order.index("A2") > max(i for i, s in enumerate(order) if s == "B"), order
+    assert order.count("B") == 6 and order[:12].count("B") == 6, order
+    firsts = [order.index(x) for x in ("A1", "A2", "A3")]
+    assert firsts == sorted(firsts), order  # one owner: oldest batch first
+    # one owner alone: unchanged, batch after batch
+    assert await starts([("a", "A1"), ("a", "A2")]) == ["A1"] * 6 + ["A2"] * 6
+
+
+def test_a_fair_clock_starts_a_returning_owner_no_earlier_than_now():
+    from sandboxes.backends.slot_queue import FairClock
+
+    clock = FairClock()
+    assert clock.start("a", 10) == 0 and clock.start("a", 5) == 10
+    assert clock.start("b", 3) == 0
+    clock.served((7, 0, 0))
+    assert clock.start("b", 2) == 7  # b's earlier tags (0..2) are behind now: no saved credit
+    assert clock.start("a", 1) == 15
