@@ -22,7 +22,6 @@ from problem_store.transient import parse_transient_key
 from sandboxes.backends.base import SandboxBackend
 from sandboxes.types import Blob, RunSpec, Status
 from verifier.ceilings import check_check, execute_limits, is_link, unique
-from verifier.checkers.builtin import check_builtin
 from verifier.checkers.custom import CheckJob
 from verifier.config import VerifierConfig
 from verifier.errors import (CodeTooLarge, DeadlineExceeded, InvalidRequest, RequestError, TooLarge, UnknownProblem,
@@ -33,7 +32,7 @@ from verifier.judging.execution import Executor
 from verifier.judging.function import FunctionJudge
 from verifier.judging.judge import Judge
 from verifier.judging.math import judge_math
-from verifier.judging.stdio import StdioJudge, run_custom_checker, run_limits
+from verifier.judging.stdio import StdioJudge, check_builtin_sized, run_custom_checker, run_limits
 from verifier.judging.verdicts import fill_points
 from verifier.metrics import Metrics
 from verifier.redact import redact_check, redact_verify
@@ -87,7 +86,7 @@ class VerifierService:
         self.executor = Executor(backend, self.compile_cache, self.metrics)
         self.judge = Judge(StdioJudge(self.executor, self.blob_cache, self.transient,
                                       store_run=self.work.store.run,
-                                      check_run=self.work.request.run),
+                                      check_run=self.work.run_check),
                            FunctionJudge(self.executor), config.math_timeout_s,
                            math_run=self.work.math_run)
         self.started = False
@@ -401,7 +400,7 @@ class VerifierService:
             results = []
             for i, (it, out) in enumerate(zip(req.items, outputs)):
                 answer = await self._fetch_ref(it.answer, f"items[{i}].answer", budget)
-                oc = check_builtin(req.checker, out, answer)
+                oc = await check_builtin_sized(req.checker, out, answer, self.work.run_check)
                 results.append(CheckResult(name=it.name, verdict=Verdict(oc.verdict), message=oc.message))
             return CheckResponse(results=redact_check(results, self.config.feedback))
         jobs = [CheckJob(it.name, Blob(link=it.input), Blob(data=out),

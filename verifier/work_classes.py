@@ -11,7 +11,8 @@
   cgroup held while any other request is in flight (``foreground``; its budget is stretched
   by the held time).
 * ``store``: problem, blob and transient-store I/O. Its own threads and bounded queue.
-* ``request``: in-process CPU work of a request (built-in checks of large outputs).
+* ``request``: CPU work of a request (built-in checks of large outputs), waited for in its
+  threads and done in check worker processes (``check_processes``), off the service's GIL.
 
 Readiness rule (``/readyz``): not ready when the ``code`` queue is full or the store is
 saturated (its queue full, or every store thread stuck on a call older than
@@ -28,6 +29,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from verifier.admission import FairQueue, Ticket
+from verifier.check_processes import CheckProcesses
 from verifier.clients import ClientStats
 from verifier.executors import BoundedExecutor
 from verifier.foreground import Foreground
@@ -68,6 +70,10 @@ class WorkConfig(BaseModel):
     store_stall_s: float = Field(
         10.0, gt=0, le=3600, description="Every store thread busy longer than this: saturated.")
     request_threads: int = Field(2, ge=1, le=256, description="Threads for in-process checks.")
+    check_processes: int = Field(
+        2, ge=0, le=256, description="Worker processes for built-in checks of large outputs "
+        "(off the service's interpreter lock; verifier/check_processes.py). 0: in the request "
+        "threads.")
     request_queue_size: int = Field(
         256, ge=0, le=100_000, description="In-process checks allowed to wait; more get 503.")
 
@@ -120,6 +126,7 @@ class WorkClasses:
                                      retry_after_s=retry_after_s, stall_after_s=cfg.store_stall_s)
         self.request = BoundedExecutor("request", cfg.request_threads, cfg.request_queue_size,
                                        retry_after_s=retry_after_s)
+        self.checks = CheckProcesses(cfg.check_processes) if cfg.check_processes else None
         self.queues = {"code": self.code, "math": self.math_queue}
         # requests other than math in flight: slow math answers are held meanwhile
         self.foreground = Foreground()
@@ -193,7 +200,16 @@ class WorkClasses:
         lines += [f'{g}_saturated{{class="{k}"}} {int(v[2])}' for k, v in rows.items()]
         return lines
 
+    async def run_check(self, fn, *args):
+        """A CPU-heavy check of a request: in a check worker process when there are any
+        (its request thread only waits), else in the request thread itself."""
+        if self.checks is None:
+            return await self.request.run(fn, *args)
+        return await self.request.run(self.checks.call, fn, *args)
+
     def shutdown(self) -> None:
+        if self.checks is not None:
+            self.checks.shutdown()
         self.foreground.close()
         for ex in (self.math, self.store, self.request):
             ex.shutdown()

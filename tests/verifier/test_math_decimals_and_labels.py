@@ -141,3 +141,48 @@ def test_text_golds_with_abbreviations(name):
         assert v.error is None and v.equivalent, (name, style, v)
         v = judge(name, style.format(name.split()[0] + " Nobody"))
         assert v.error is None and not v.equivalent, (name, style, v)
+
+
+# -- second hostile round and the fourth out-of-sample corpus ------------------------------
+
+@pytest.mark.parametrize("gold,pred", [
+    (r"9\pi", r"\mathrm{floor}(9\pi)"), (r"10\pi", r"\mathrm{round}(10\pi)"), ("-5", r"\mathrm{abs}(-5)"),
+    ("3.7", r"\mathrm{floor}(3.7)"), (r"9\pi", r"\text{ceil}(9\pi)"),
+    ("5", r"\text{neq } 5"), ("5", r"\mathrm{ne}\,5"), ("5", r"\text{all but } 5"),
+    ("5", r"\text{anything but } 5"),
+    ("5", "5 millionths"), ("5", "5 twelfths"), ("5", r"5 \text{ sevenths}"), ("5", "5 ppm"),
+    ("25", "25 basis points"),
+    ("22", "X(3) = 22"), ("22", "Y(3)=22"),
+    ("x=3", "1.0000000001x=3"), ("y=2x+1", "0.5y=x+0.5000000001"),
+    (r"23\pi", "72.256631"), (r"26\pi", "81.681409"),  # 8 digits that happen to be within 1e-9
+])
+def test_words_and_functions_that_change_the_value_are_not_dropped(gold, pred):
+    assert not _eq(gold, pred), (gold, pred)
+
+
+@pytest.mark.parametrize("gold,pred", [
+    (r"\frac{\sqrt{2}}{2}", r"\mathrm{sin}(\pi/4)"), ("5", r"5 \text{ apples}"), ("5", "5 seconds"),
+    ("144000", r"\text{144 thousand}"), ("y=2x+1", "0.5y=x+0.5"), (r"23\pi", "72.25663103"),
+    ("Dr. Jones", "dr. jones"),
+])
+def test_their_neighbours_still_count(gold, pred):
+    assert _eq(gold, pred), (gold, pred)
+
+
+def test_a_bare_name_with_a_title_is_an_answer():
+    for name in ("dr. jones", "DR. JONES", "Dr. Jones"):
+        v = judge("Dr. Jones", name)
+        assert v.error is None and v.equivalent, (name, v)
+    assert not judge("Dr. Jones", "dr. smith").equivalent
+
+
+def test_fewer_than_ten_digits_never_stand_for_an_irrational():
+    rng = random.Random(903)
+    import math
+    for _ in range(40):
+        k = rng.randint(2, 99)
+        value = k * math.pi
+        for digits in (6, 7, 8, 9):
+            text = f"{value:.{digits}g}"
+            assert not _eq(rf"{k}\pi", text), (k, text)
+        assert _eq(rf"{k}\pi", f"{value:.12g}"), (k, value)

@@ -11,6 +11,7 @@ import asyncio
 
 from problem_store.manifest import BuiltinChecker, Limits, StdioProblem, TestCase
 from sandboxes.types import Blob, RunLimits, RunResult, RunSpec
+from verifier.check_processes import CheckWorkerFailed
 from verifier.checkers.builtin import CheckOutcome, check_builtin
 from verifier.checkers.custom import CheckJob, checker_batch, outcome_of
 from verifier.judging.blob_cache import BlobCache
@@ -38,6 +39,18 @@ def run_limits(limits: Limits) -> RunLimits:
                      wall_time_s=min(900.0, max(3 * limits.time_limit_s, limits.time_limit_s + 2)),
                      memory_mb=limits.memory_mb,
                      output_bytes=limits.output_limit_kb * 1024)
+
+
+async def check_builtin_sized(checker: BuiltinChecker, output: bytes, answer: bytes,
+                              check_run) -> CheckOutcome:
+    """A built-in check: inline when small, else through ``check_run`` (a check worker
+    process, off the event loop and the service's GIL); a dead worker is IE."""
+    if len(output) + len(answer) <= _INLINE_CHECK_BYTES:
+        return check_builtin(checker, output, answer)
+    try:
+        return await check_run(check_builtin, checker, output, answer)
+    except CheckWorkerFailed as exc:
+        return CheckOutcome("IE", f"checker could not run: {exc}")
 
 
 class StdioJudge:
@@ -122,11 +135,7 @@ class StdioJudge:
                 except Exception as exc:  # noqa: BLE001
                     results.append(CheckOutcome("IE", f"could not read the answer: {exc}"))
                     continue
-                if len(output) + len(answer) > _INLINE_CHECK_BYTES:
-                    # Big outputs: compare off the event loop so other requests keep flowing.
-                    results.append(await self.check_run(check_builtin, checker, output, answer))
-                else:
-                    results.append(check_builtin(checker, output, answer))
+                results.append(await check_builtin_sized(checker, output, answer, self.check_run))
             return results
         return await run_custom_checker(self.executor.backend, checker.binary, [
             CheckJob(t.name, Blob(link=t.input), Blob(data=o),

@@ -140,6 +140,9 @@ def _join(answers: list[str]) -> str:
 _TITLE_RE = re.compile(r"(?<![A-Za-z])(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Mt|Prof|Gen|Capt|Lt|Col|Sgt|Rev)$", re.I)
 
 
+_TITLE_DOT_RE = re.compile(r"(?<![A-Za-z])(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Mt|Prof|Gen|Capt|Lt|Col|Sgt|Rev)\.", re.I)
+
+
 def _clean_phrase_answer(raw: str) -> str:
     """Cut a phrase answer at the end of its line/sentence and drop wrapping $ and '.'."""
     line = raw.split("\n", 1)[0]
@@ -194,7 +197,7 @@ def looks_like_bare_answer(text: str) -> bool:
     t = text.strip()
     if not t or len(t) > 200 or "\n" in t:
         return False
-    if not re.search(r"\d", t) and len(t.split()) <= 3 and not re.search(r"[.!?]\s", t):
+    if not re.search(r"\d", t) and len(t.split()) <= 3 and not re.search(r"[.!?]\s", _TITLE_DOT_RE.sub("T", t)):
         return True  # a word answer such as "Devon" or "yes"
     t = re.sub(r"(?<=[\d}\)\]%])(?:\s+[A-Za-z][A-Za-z\-']*){1,4}\.?$", "", t)  # "5 dollars"
     t = re.sub(r"\\(?:text|mbox|mathrm)\s*\{[^{}]*\}", " ", t)  # units and words in \text

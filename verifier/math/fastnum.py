@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from verifier.math.structure import NeedsSympy, Outcome, approx_tol, decimal_unit, has_decimal
+from verifier.math.structure import (MIN_DECIMAL_DIGITS, NeedsSympy, Outcome, approx_tol, decimal_digits,
+                                     decimal_unit, has_decimal)
 
 REL_TOL = 1e-9
 # Two decimal numbers are equal only when exactly equal, or within what binary doubles add (0.1 + 0.2 prints 0.30000000000000004: 1.5e-16
@@ -109,7 +110,7 @@ class FastScalars:
                                "an exact value a decimal can write needs the exact decimal")
             # right in every digit written: rounded or cut off there (one unit of the last)
             unit = decimal_unit(written)
-            if unit is not None and abs(a - b) <= unit:
+            if unit is not None and decimal_digits(written) >= MIN_DECIMAL_DIGITS and abs(a - b) <= unit:
                 return Outcome(True, f"numeric equal within rel {REL_TOL:g} and one unit of the last digit written")
             return Outcome(False, f"numbers differ ({fraction_str(a)} vs {fraction_str(b)}): the "
                            "decimal's last digits are not the value's")

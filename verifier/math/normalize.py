@@ -58,6 +58,10 @@ _SPACING_RE = re.compile(r"(?<!\\)\\(?:quad|qquad|[,;:! ])|~")
 _WRAPPERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
 
 
+_KNOWN_FUNCTIONS = {"sin", "cos", "tan", "cot", "sec", "csc", "arcsin", "arccos", "arctan", "sinh",
+                    "cosh", "tanh", "log", "ln", "exp"}
+
+
 def _replace_text_commands(s: str) -> str:
     """Replace ``\\text{...}`` by its content, or by nothing when it is a unit/word."""
     out = []
@@ -74,13 +78,23 @@ def _replace_text_commands(s: str) -> str:
             j += 1
         content = s[m.end() : j - 1].strip()
         low = content.lower().strip(" .")
-        if low in ("or", "and", ",", "or,"):
+        if re.fullmatch(r"[A-Za-z]+", content) and re.match(r"\s*\(", s[j:]):
+            # \mathrm{floor}(9\pi) is a function of 9\pi, never 9\pi itself (hostile review:
+            # it was paid for 9\pi); a function the parser knows keeps its meaning
+            out.append(f"\\{low}" if low in _KNOWN_FUNCTIONS else f" {content}")
+        elif not "".join(out).strip() and re.search(r"[:=]\s*$", content):
+            out.append(" ")  # \text{Answer: } 5
+        elif not "".join(out).strip() and j < len(s) and s[j:].strip():
+            # words before the answer's math (\text{neq } 5, \text{all but } 5) may change
+            # its meaning: kept, so the answer reads as prose, unless they end in ":" or "="
+            out.append(" " + content + " ")
+        elif low in ("or", "and", ",", "or,"):
             out.append(f" {low} ")
         elif len(content) == 1 and content.isalpha() and (
                 content in "ei" or not re.search(r"[\d}]\s*$", s[: m.start()])):
             out.append(" " + content + " ")  # \mathrm{e} is Euler's e, not a unit
         elif (_UNITISH_RE.fullmatch(content) and not _is_whole(s, m.start(), j)
-              and not _NOT_UNIT_WORDS & set(re.findall(r"[a-z]+", low))):
+              and not any(_changes_value(w) for w in re.findall(r"[a-z]+", low))):
             # a unit or word beside math: drop it and a power right after it (cm^2)
             tail = re.match(r"\s*\^\s*(?:\{\s*\d+\s*\}|\d)", s[j:])
             if tail:
@@ -132,7 +146,7 @@ _BASE_RE = re.compile(r"^([0-9A-Za-z]+)_\{?(\d{1,2})\}?$")
 _FN_NAME = r"[A-Za-z](?:_\{?\w+\}?)?(?:\^\s*\{\s*-1\s*\})?"
 _LABEL_RE = re.compile(
     rf"^\s*(?:{_FN_NAME}\s*\(\s*[A-Za-z](?:\s*,\s*[A-Za-z])*\s*\)"
-    rf"|(?![abcdeikmnxyz][_^(\s])(?!\\)(?:{_FN_NAME})\s*\(\s*[-+]?[\d./]+(?:\s*,\s*[-+]?[\d./]+)*\s*\)"
+    rf"|(?![abcdeikmnxyzXYZ][_^(\s])(?!\\)(?:{_FN_NAME})\s*\(\s*[-+]?[\d./]+(?:\s*,\s*[-+]?[\d./]+)*\s*\)"
     r"|\(\s*[A-Za-z](?:_\{?\w+\}?)?(?:\s*,\s*[A-Za-z](?:_\{?\w+\}?)?)+\s*\)(?=\s*=\s*(?:\\left\s*)?[(\[]))"
     r"\s*=\s*(?=[^=]+$)")
 # words that change the value or the meaning of the number before them: never a unit
@@ -150,7 +164,21 @@ _NOT_UNIT_WORDS = {
     "inverse", "inverted", "reciprocal", "negative", "negated", "opposite", "fewer", "under",
     "below", "above", "nearly", "almost", "around", "circa", "false", "quarter", "quarters",
     "third", "sixths", "sevenths", "eighths", "ninths", "lakh", "lakhs", "crore", "crores",
-    "gross", "score", "scores", "thousandth", "millionth", "billionth", "percentile"}
+    "gross", "score", "scores", "thousandth", "millionth", "billionth", "percentile",
+    # a review's finds: parts per ..., basis points, per mille (each was paid for the number)
+    "ppm", "ppb", "ppt", "basis", "bp", "bps", "permille", "mille", "pct", "percents"}
+
+
+# "5 twelfths", "5 millionths": an ordinal after a number makes a fraction of it ("seconds"
+# is the unit far more often, so not "second")
+_ORDINAL_RE = re.compile(r"(?:[a-z]+-)?(?:third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|"
+                         r"twelfth|(?:thir|four|fif|six|seven|eigh|nine)teenth|(?:twen|thir|for|fif|six|"
+                         r"seven|eigh|nine)tieth|hundredth|thousandth|millionth|billionth|trillionth)s?")
+
+
+def _changes_value(word: str) -> bool:
+    w = word.lower()
+    return w in _NOT_UNIT_WORDS or bool(_ORDINAL_RE.fullmatch(w))
 
 
 _NUMBER_WORDS = {w: str(i) for i, w in enumerate(
@@ -298,7 +326,7 @@ def _drop_trailing_words(s: str) -> str:
     from verifier.math.latex import is_math_word
 
     words = [w.strip(".") for w in m.group(2).split()]
-    if any(w.lower() in _NOT_UNIT_WORDS or len(w) == 1 or is_math_word(w) for w in words):
+    if any(_changes_value(w) or len(w) == 1 or is_math_word(w) for w in words):
         return s  # "2 theta", "3 or 4" are math, not units
     return m.group(1)
 
@@ -319,7 +347,7 @@ def normalize(s: str) -> str:
     for k, v in _UNICODE.items():
         s = s.replace(k, v)
     s = strip_wrappers(s)
-    s = _SCALE_WORD_RE.sub(_scale_word, s)
+    s = _SCALE_WORD_RE.sub(_scale_word, plain_text(s)) if _SCALE_WORD_RE.fullmatch(plain_text(s)) else s
     s = re.sub(r"\\cfrac", r"\\frac", s)
     s = _REPEATING_RE.sub(_repeating, s)
     word = re.sub(r"\\text\s*\{\s*([a-z]+)\s*\}", r"\1", s.strip().lower()).strip(" .")

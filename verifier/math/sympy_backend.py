@@ -20,7 +20,8 @@ from fractions import Fraction
 import sympy as sp
 
 from verifier.math.fastnum import terminates
-from verifier.math.structure import Outcome, approx_tol, compare, decimal_unit, has_decimal
+from verifier.math.structure import (MIN_DECIMAL_DIGITS, Outcome, approx_tol, compare, decimal_digits,
+                                     decimal_unit, has_decimal)
 
 REL_TOL = sp.Float("1e-9", 40)
 FLOAT_NOISE = sp.Float("4e-16", 40)  # two decimals: what printing a double adds (fastnum.py)
@@ -378,6 +379,8 @@ class SympyScalars:
             out = values_eq(a, b, True, rel_tol=FLOAT_NOISE)
         elif ug is not None or up is not None:
             exact, within = (a, up) if up is not None else (b, ug)
+            if decimal_digits(p if up is not None else g) < MIN_DECIMAL_DIGITS:
+                within = Fraction(0)  # too few digits to stand for it (float noise aside)
             out = values_eq(a, b, True, exact=exact, within=within)
         else:
             out = values_eq(a, b, False)
@@ -398,40 +401,20 @@ class SympyScalars:
         ratio = sp.cancel(sp.together(d1 / d2))
         if not ratio.free_symbols and ratio != 0 and ratio.is_finite:
             return Outcome(True, f"equations proportional (factor {ratio})")
-        syms = sorted(ratio.free_symbols, key=lambda s: s.name)
-        approx = has_decimal(g) or has_decimal(p)
-        if not approx:
-            # Exact inputs: d1 = c*d2 for the constant c that one random point gives, checked
-            # as an identity with no tolerance (values_eq). A float tolerance at sample points
-            # paid 2x - y + 1 + 10^{-40} = 0 for y = 2x + 1 (hostile review).
-            for _ in range(_N_POINTS):
-                point = _sample_point(sorted(d1.free_symbols | d2.free_symbols, key=lambda s: s.name),
-                                      _SYSRAND)
-                den = d2.subs(point)
-                if den.is_number and is_zero(den) is False:
-                    factor = d1.subs(point) / den
-                    same = values_eq(d1, factor * d2, False)
-                    return Outcome(same.equal, f"equations proportional ({same.reason})" if same.equal
-                                   else f"equations not proportional ({same.reason})")
-            return Outcome(False, "equations not proportional (no point to compare them at)")
-        # decimals: is d1/d2 the same constant at random points, within rel 1e-9?
-        values = []
-        for _ in range(_N_POINTS * 2):
-            point = _sample_point(syms, _SYSRAND)
-            v = _numeric(ratio.subs(point))
-            if v is not None:
-                values.append(v)
-            if len(values) >= _N_POINTS:
-                break
-        tol = REL_TOL
-        if len(values) >= 2 and not all(_close(values[0], v, tol) for v in values[1:]):
-            return Outcome(False, "equations not proportional")
-        if len(values) >= _N_POINTS and values[0] != (0, 0) and not _non_analytic(ratio):
-            return Outcome(True, f"equations proportional at {len(values)} random points")
-        ratio = sp.simplify(ratio)
-        if not ratio.free_symbols and ratio != 0 and ratio.is_finite:
-            return Outcome(True, f"equations proportional (factor {ratio})")
-        return Outcome(False, "equations not proportional")
+        # d1 = c*d2 for the constant c that one random point gives, checked as an identity
+        # with no tolerance (values_eq; decimals are exact rationals here). A float tolerance
+        # at sample points paid 2x - y + 1 + 10^{-40} = 0 for y = 2x + 1, and a decimal factor
+        # 1.0000000001x = 3 for x = 3 (hostile reviews).
+        for _ in range(_N_POINTS):
+            point = _sample_point(sorted(d1.free_symbols | d2.free_symbols, key=lambda s: s.name),
+                                  _SYSRAND)
+            den = d2.subs(point)
+            if den.is_number and is_zero(den) is False:
+                factor = d1.subs(point) / den
+                same = values_eq(d1, factor * d2, False)
+                return Outcome(same.equal, f"equations proportional ({same.reason})" if same.equal
+                               else f"equations not proportional ({same.reason})")
+        return Outcome(False, "equations not proportional (no point to compare them at)")
 
     def region_eq(self, g: list, p: list) -> Outcome:
         gs, ps = to_set(g), to_set(p)
