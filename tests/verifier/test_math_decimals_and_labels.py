@@ -186,3 +186,24 @@ def test_fewer_than_ten_digits_never_stand_for_an_irrational():
             text = f"{value:.{digits}g}"
             assert not _eq(rf"{k}\pi", text), (k, text)
         assert _eq(rf"{k}\pi", f"{value:.12g}"), (k, value)
+
+
+@pytest.mark.parametrize("response", [
+    r"\boxed{4}~\boxed{3}", r"\boxed{4} \; \boxed{3}", r"\boxed{4} \\ \boxed{3}", r"\boxed{4} & \boxed{3}",
+    r"\boxed{4}\text{, }\boxed{3}", r"\boxed{4} / \boxed{3}", r"\boxed{4} vs \boxed{3}",
+    r"-\boxed{3}", r"$-\boxed{3}$", r"x = -\boxed{3}", r"\boxed{3}0", r"$\boxed{3}+1$", r"\boxed{3} + 1",
+    r"2 \times \boxed{3}",
+])
+def test_a_box_beside_another_or_inside_arithmetic_is_not_the_answer(response):
+    v = judge("3", response)
+    assert v.error is None and not v.equivalent, (response, v)
+
+
+@pytest.mark.parametrize("response", [
+    r"The answer is \boxed{3}.", r"So $x = \boxed{3}$.", "Answer:\n- \\boxed{3}", r"$\boxed{3}$",
+    r"\boxed{41}. Wait, that is wrong. \boxed{3}", r"\boxed{3} - that is it.", "So the answer is\n\\boxed{3}",
+])
+def test_a_box_on_its_own_still_is(response):
+    v = judge("3", response)
+    assert v.error is None and v.equivalent, (response, v)
+    assert judge("45", r"\boxed{45}^\circ").equivalent

@@ -110,16 +110,42 @@ def last_boxed(text: str) -> str | None:
     return boxes[-1][2] if boxes else None
 
 
+# Between two boxes: no prose (a word other than and/or/vs) and no relation, only spacing,
+# punctuation, line breaks and alignment: the boxes are one group of answers. (\boxed{4}~\boxed{3}
+# and \boxed{4} \\ \boxed{3} paid the last box: hostile review.)
+_GAP_TEXT_RE = re.compile(r"\\(?:text|mbox|mathrm)\s*\{([^{}]*)\}")
+_GAP_WORDS = {"and", "or", "vs", "versus"}
+# A box with arithmetic right against it is part of a larger expression: -\boxed{3},
+# \boxed{3}0, $\boxed{3}+1$ are not 3 (a bullet "- \boxed{3}" at a line start is fine).
+_ATTACHED_BEFORE_RE = re.compile(r"(?:(?:\S[ \t]*(?:[-+*/]|\\(?:pm|mp|cdot|times|div))|[\d^_])[ \t]*\$?[ \t]*"
+                                 r"|^[ \t]*\$?[ \t]*-\$?)$", re.M)
+_ATTACHED_AFTER_RE = re.compile(r"\s*(?:\d|[-+*/^_]\s*(?:\d|\\(?!circ)|\(|\{(?!\s*\\circ))|\\(?:cdot|times|div)(?![a-zA-Z]))")
+
+
+def _glued(between: str) -> bool:
+    if _BOX_GLUE_RE.fullmatch(between):
+        return True
+    if len(between) > 40:
+        return False
+    gap = _GAP_TEXT_RE.sub(lambda m: " " + m.group(1) + " ", between)
+    gap = re.sub(r"\\(?:quad|qquad|[,;:! ]|\\)|[~&/|$]", " ", gap)
+    words = re.findall(r"[A-Za-z]+", gap)
+    return all(w.lower() in _GAP_WORDS for w in words) and not re.search(r"[=<>\\]", gap)
+
+
 def _final_box_group(text: str) -> list[str] | None:
     boxes = all_boxed(text)
     if not boxes:
         return None
     group = [boxes[-1]]
     for b in reversed(boxes[:-1]):
-        between = text[b[1] : group[0][0]]
-        if not _BOX_GLUE_RE.fullmatch(between):
+        if not _glued(text[b[1] : group[0][0]]):
             break
         group.insert(0, b)
+    line_start = text.rfind("\n", 0, group[0][0]) + 1
+    if (_ATTACHED_BEFORE_RE.search(text, line_start, group[0][0])
+            or _ATTACHED_AFTER_RE.match(text, group[-1][1])):
+        return []  # the box is an operand, not the answer
     return [b[2] for b in group]
 
 
@@ -261,7 +287,7 @@ def extract_answer(text: str, require_box: bool = False) -> str | None:
         return None
     group = _final_box_group(text)
     if group is not None:
-        return _join(group)
+        return _join(group) if group else None
     if require_box:
         return None
     text = _BOLD_RE.sub("", text)
