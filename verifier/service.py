@@ -11,6 +11,7 @@ Components (each knows nothing of this class): problem store (manifests), blob c
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 import sys
@@ -31,7 +32,7 @@ from verifier.judging.compile_cache import CompileCache
 from verifier.judging.execution import Executor
 from verifier.judging.function import FunctionJudge
 from verifier.judging.judge import Judge
-from verifier.judging.math import judge_math
+from verifier.judging.math import MATH_SLOT, judge_math
 from verifier.judging.stdio import StdioJudge, check_builtin_sized, run_custom_checker, run_limits
 from verifier.judging.verdicts import fill_points
 from verifier.metrics import Metrics
@@ -88,7 +89,7 @@ class VerifierService:
                                       store_run=self.work.store.run,
                                       check_run=self.work.run_check),
                            FunctionJudge(self.executor), config.math_timeout_s,
-                           math_run=self.work.math_run)
+                           math_run=self.work.math_run, math_fast_run=self.work.request.run)
         self.started = False
         self._start_lock: asyncio.Lock | None = None
         self.self_test_ok: bool | None = None
@@ -243,7 +244,7 @@ class VerifierService:
         work_class = _work_class(problem)
         with self._reserve({work_class: 1}) as ticket:
             async def run():
-                async with ticket.slot(work_class):
+                async with self._slot(ticket, work_class):
                     return await self._judge_one(problem, tests, req)
             return await self._deadline(run())
 
@@ -267,7 +268,7 @@ class VerifierService:
         units = list(classes.values())
         with self._reserve({c: units.count(c) for c in set(units)}) as ticket:
             async def one(i: int) -> VerifyResponse:
-                async with ticket.slot(classes[i]):
+                async with self._slot(ticket, classes[i]):
                     problem, tests = prepared[i]
                     return await self._judge_one(problem, tests, req.submissions[i])
 
@@ -423,12 +424,27 @@ class VerifierService:
     async def math_verify(self, req: MathVerifyRequest) -> MathVerifyResponse:
         with self._reserve({"math": 1}) as ticket:
             async def run():
-                async with ticket.slot("math"):
+                async with self._slot(ticket, "math"):
                     return await judge_math(req.gold, req.prediction,
                                             req.timeout_s or self.config.math_timeout_s,
                                             req.extract, req.require_box, run=self.work.math_run,
-                                            form=req.form)
+                                            form=req.form, fast_run=self.work.request.run)
             return await self._deadline(run())
+
+    @contextlib.asynccontextmanager
+    async def _slot(self, ticket, work_class: str):
+        """A judging slot of ``work_class``. Math takes its slot only when an answer needs a
+        sympy worker (``verifier.judging.math.MATH_SLOT``): what the judge decides in the
+        request threads (most answers) never waits behind slow answers holding every worker."""
+        if work_class != "math":
+            async with ticket.slot(work_class):
+                yield
+            return
+        token = MATH_SLOT.set(lambda: ticket.slot("math"))
+        try:
+            yield
+        finally:
+            MATH_SLOT.reset(token)
 
     # -- problems -------------------------------------------------------------------
     async def list_problems(self) -> ProblemList:

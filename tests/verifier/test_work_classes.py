@@ -154,7 +154,9 @@ async def test_math_flood_stays_in_the_math_class(blobs, backend, monkeypatch):
     hang = threading.Event()
     real = jm._judge_sync
 
-    def hanging(gold, prediction, timeout_s, extract, require_box=False, form="value"):
+    def hanging(gold, prediction, timeout_s, extract, require_box=False, form="value", fast_only=False):
+        if fast_only:  # an answer that needs a sympy worker: decided in the math class
+            return None
         if prediction == "hang":
             hang.wait(GUARD_S)
         return real(gold, "1/2", timeout_s, extract, require_box, form)
@@ -292,4 +294,42 @@ async def test_http_client_sends_its_client_id(blobs, backend):
             VerifierClient(url, client_id="no spaces allowed")
     finally:
         await srv.close()
+        await svc.close()
+
+
+async def test_answers_decided_without_sympy_do_not_wait_for_a_math_slot(blobs, backend, monkeypatch):
+    """Hostile review: answers that held every sympy worker for their whole budget made
+    another client's 1/2 vs 0.5 wait 6-25 s. What the judge decides in the request threads
+    (exact rationals, text, extraction) no longer takes a math slot."""
+    import verifier.judging.math as jm
+
+    svc = VerifierService(make_config(self_test=False, work_classes={
+        "math_workers": 1, "math_queue_size": 4}), backend, blobs)
+    await svc.start()
+    hang = threading.Event()
+    real = jm._judge_sync
+
+    def hanging(gold, prediction, timeout_s, extract, require_box=False, form="value", fast_only=False):
+        if prediction == "hang":
+            if fast_only:
+                return None  # needs a worker
+            hang.wait(GUARD_S)
+            return real(gold, "1/2", timeout_s, extract, require_box, form)
+        return real(gold, prediction, timeout_s, extract, require_box, form, fast_only)
+    monkeypatch.setattr(jm, "_judge_sync", hanging)
+    try:
+        async with await _served(svc) as c:
+            slow = asyncio.create_task(c.post("/v1/math/verify", json={"gold": "1/2", "prediction": "hang"},
+                                              headers={"X-Client-Id": "slow"}))
+            await _until(lambda: svc.work.math.busy == 1)
+            for pred, want in (("0.5", True), ("\\frac{2}{4}", True), ("0.6", False)):
+                r = await asyncio.wait_for(c.post("/v1/math/verify", json={"gold": "1/2", "prediction": pred},
+                                                  headers={"X-Client-Id": "other"}), GUARD_S)
+                assert r.status == 200 and (await r.json())["equivalent"] is want, pred
+            assert not slow.done(), "the worker answer is still being judged meanwhile"
+            hang.set()
+            r = await asyncio.wait_for(slow, GUARD_S)
+            assert r.status == 200 and (await r.json())["equivalent"] is True
+    finally:
+        hang.set()
         await svc.close()

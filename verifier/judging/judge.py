@@ -1,6 +1,7 @@
 """The judge: one submission in, a VerifyResponse out. Wires the per-kind judges together.
 
-Knows nothing about HTTP or admission; the service calls it once a judging slot is held.
+Knows nothing about HTTP or admission; the service calls it once a judging slot is held (for
+a math problem, the slot is taken only if the answer needs a sympy worker: ``MATH_SLOT``).
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from verifier.models import CompileInfo, VerifyOptions, VerifyResponse
 
 class Judge:
     def __init__(self, stdio: StdioJudge, function: FunctionJudge, math_timeout_s: float,
-                 math_run=None):
+                 math_run=None, math_fast_run=None):
         self.stdio = stdio
         self.function = function
         self.math_timeout_s = math_timeout_s
         self.math_run = math_run  # the service's math work class (None: a default thread)
+        self.math_fast_run = math_fast_run  # threads for what needs no sympy worker (None: none)
 
     async def judge(self, problem, language: str, code: str, tests: list,
                     options: VerifyOptions) -> VerifyResponse:
@@ -36,7 +38,8 @@ class Judge:
                 problem, tests, code, options.stop_on_first_failure)
         elif isinstance(problem, MathProblem):
             math = await judge_math(problem.answer, code, self.math_timeout_s,
-                                    run=self.math_run, form=problem.answer_form)
+                                    run=self.math_run, form=problem.answer_form,
+                                    fast_run=self.math_fast_run)
             verdicts = [math_test_verdict(math)]
         else:  # pragma: no cover - the manifest union is closed
             raise TypeError(f"unknown problem kind {type(problem).__name__}")

@@ -59,6 +59,6 @@ sympy nor math-verify is imported in the calling process. Call
 """
 
 from verifier.math.extract import extract_answer
-from verifier.math.judge import MathVerdict, get_pool, judge, set_pool, shutdown
+from verifier.math.judge import MathVerdict, NeedsWorker, get_pool, judge, set_pool, shutdown
 
-__all__ = ["MathVerdict", "extract_answer", "get_pool", "judge", "set_pool", "shutdown"]
+__all__ = ["MathVerdict", "NeedsWorker", "extract_answer", "get_pool", "judge", "set_pool", "shutdown"]

@@ -132,8 +132,12 @@ _APPROX_RE = re.compile(r"\\approx|≈|\\simeq|^\s*(?:~|\\sim(?![a-z])|(?:\\(?:t
 _DECIMAL_COMMA_RE = re.compile(r"-?\d+,(?:\d{1,2}|\d{4,})")
 
 
+class NeedsWorker(Exception):
+    """``fast_only``: this answer needs a sympy worker; nothing was decided."""
+
+
 def judge(gold: str, prediction: str, *, timeout_s: float = 5.0, extract: bool = True,
-          require_box: bool = False, form: str = "value") -> MathVerdict:
+          require_box: bool = False, form: str = "value", fast_only: bool = False) -> MathVerdict:
     """As ``_judge_value``; with ``form="as_gold"`` an answer equal in value must also be
     written in the gold's form (``verifier.math.form``: factored, a number, lowest terms...)."""
     for name, val in (("gold", gold), ("prediction", prediction)):
@@ -146,7 +150,8 @@ def judge(gold: str, prediction: str, *, timeout_s: float = 5.0, extract: bool =
     if form not in ("value", "as_gold"):
         raise ValueError(f"form must be 'value' or 'as_gold', got {form!r}")
     try:
-        v = _judge_value(gold, prediction, timeout_s=timeout_s, extract=extract, require_box=require_box)
+        v = _judge_value(gold, prediction, timeout_s=timeout_s, extract=extract, require_box=require_box,
+                         fast_only=fast_only)
     except (ValueError, IndexError, KeyError, TypeError, RecursionError, OverflowError) as exc:
         # Whose fault? A gold that reads and sizes on its own makes it the prediction's: a
         # malformed or degenerate answer (`x_`, 2,000 `!`, a 5,000-digit base-16 number) is
@@ -175,13 +180,15 @@ def _gold_reads(gold: str) -> None:
 
 
 def _judge_value(gold: str, prediction: str, *, timeout_s: float = 5.0,
-                 extract: bool = True, require_box: bool = False) -> MathVerdict:
+                 extract: bool = True, require_box: bool = False, fast_only: bool = False) -> MathVerdict:
     """Is ``prediction`` (a whole response when ``extract``) the same answer as ``gold``?
 
     ``timeout_s`` is this call's budget for the sympy stage. A prediction that cannot be
     judged within it, or is too large, is NOT equivalent (reason ``timeout`` /
     ``too_large``); ``error`` is set only when the gold cannot be read or the judge
-    itself failed. ``require_box``: only a ``\\boxed{}`` answer counts."""
+    itself failed. ``require_box``: only a ``\\boxed{}`` answer counts. ``fast_only``: raise
+    NeedsWorker instead of calling a sympy worker (the service decides what it can without
+    taking a math slot)."""
     pred_ans: str | None = None
 
     def verdict(equal: bool, reason: str, **kw) -> MathVerdict:
@@ -256,6 +263,8 @@ def _judge_value(gold: str, prediction: str, *, timeout_s: float = 5.0,
             return verdict(False, "gold unparsable", error="gold answer could not be parsed")
         return verdict(False, "prediction unparsable", gold_parsed=g_shown)
 
+    if fast_only:
+        raise NeedsWorker
     try:
         res = get_pool().call({"gold": g_node, "pred": p_node, "gold_tex": g_norm,
                                "pred_tex": p_norm, "approx": approx}, timeout_s)
@@ -271,4 +280,4 @@ def _judge_value(gold: str, prediction: str, *, timeout_s: float = 5.0,
     return verdict(False, "comparison failed", error=f"sympy comparison failed: {res.get('error')}")
 
 
-__all__ = ["MathVerdict", "judge", "extract_answer", "get_pool", "set_pool", "shutdown"]
+__all__ = ["MathVerdict", "NeedsWorker", "judge", "extract_answer", "get_pool", "set_pool", "shutdown"]
