@@ -73,7 +73,9 @@ class FairClock:
         return base
 
     def served(self, order: tuple[int, ...] | None) -> None:
-        if order and order[0] > self.now:
+        # a compile (run index -1) is not a run: it must not move the clock past the runs
+        # of its batch still waiting (a newcomer would then start behind them)
+        if order and order[-1] != -1 and order[0] > self.now:
             self.now = order[0]
 
 
@@ -143,27 +145,37 @@ class SlotQueue(Generic[T]):
 
 
 class PriorityGate:
-    """At most ``permits`` runs in flight on a backend, admitted oldest batch first.
+    """At most ``permits`` runs in flight on a backend: the next permit goes to the owner with
+    the fewest runs in flight, and among equals to the best run by ``RUN_ORDER``.
 
     A per-batch semaphore cannot do this: a run of batch A frees its permit only after its
     slot went back, and by then the slot has gone to whichever run was waiting, usually
     another batch's. With one gate per backend (permits = slots), the next permit goes to
-    the best waiting run by ``RUN_ORDER``, and a permit always finds a slot.
+    the best waiting run, and a permit always finds a slot. Fewest-in-flight first: runs that
+    hold a slot for their whole wall limit (a sleeping or flooding program) cannot make
+    another client's quick runs wait for all of them, only for the next slot to come free
+    (red team: a correct submission waited 119 s behind six sleeping ones of another client).
+    One owner alone: its oldest batch first, as before.
     """
 
     def __init__(self, permits: int):
         self._free = max(1, permits)
-        self._waiters: list[tuple[tuple[int, ...], int, asyncio.Future]] = []
+        self._waiters: list[tuple[tuple[int, ...], int, str, asyncio.Future]] = []
         self._tie = itertools.count()
+        self._held: dict[str, int] = {}  # owner -> permits held
+
+    def _take(self, owner: str) -> None:
+        self._held[owner] = self._held.get(owner, 0) + 1
 
     async def acquire(self) -> None:
-        order = _arrival_order()
+        order, owner = _arrival_order(), SHARE_KEY.get()
         if self._free > 0 and not self._waiters:
             self._free -= 1
+            self._take(owner)
             CLOCK.served(order)
             return
         fut = asyncio.get_running_loop().create_future()
-        heapq.heappush(self._waiters, (order, next(self._tie), fut))
+        self._waiters.append((order, next(self._tie), owner, fut))
         try:
             await fut
         except asyncio.CancelledError:
@@ -172,13 +184,21 @@ class PriorityGate:
             raise
 
     def release(self) -> None:
-        while self._waiters:
-            order, _, fut = heapq.heappop(self._waiters)
-            if not fut.done():
-                CLOCK.served(order)
-                fut.set_result(None)
-                return
-        self._free += 1
+        owner = SHARE_KEY.get()  # the releasing task's: the owner that held this permit
+        left = self._held.get(owner, 0) - 1
+        if left > 0:
+            self._held[owner] = left
+        else:
+            self._held.pop(owner, None)
+        self._waiters = [w for w in self._waiters if not w[3].done()]
+        if not self._waiters:
+            self._free += 1
+            return
+        best = min(self._waiters, key=lambda w: (self._held.get(w[2], 0), w[0], w[1]))
+        self._waiters.remove(best)
+        self._take(best[2])
+        CLOCK.served(best[0])
+        best[3].set_result(None)
 
     async def __aenter__(self):
         await self.acquire()

@@ -37,11 +37,28 @@ async def run_batch(batch: Batch, *, compile_fn: CompileFn, run_fn: RunFn, capac
                     output_store=None, backend: str = "", gate: PriorityGate | None = None) -> BatchResult:
     """``gate``: the backend's own ``PriorityGate`` (one per backend, permits = slots), so
     batches share its slots oldest first; None: this batch alone is held to ``capacity``."""
-    comp: CompileResult | None = None
     tag, seq = batch_order(len(batch.runs))  # fair between owners, oldest first within one
+    # The compile goes through the backend's gate like a run (it takes a slot too) and its
+    # permit then passes to the batch's first run: a batch that waited its turn once does not
+    # queue again behind another owner's backlog between its compile and its runs.
+    permit = [False]  # held by this batch and not yet handed to a run
+    try:
+        return await _compile_and_run(batch, compile_fn, run_fn, capacity, program_bytes,
+                                      output_store, backend, gate, tag, seq, permit)
+    finally:
+        if permit[0]:
+            gate.release()
+
+
+async def _compile_and_run(batch, compile_fn, run_fn, capacity, program_bytes, output_store,
+                           backend, gate, tag, seq, permit) -> BatchResult:
+    comp: CompileResult | None = None
     if isinstance(batch.program, Source):
         token = RUN_ORDER.set((tag, seq, -1))  # the compile waits in line as this batch
         try:
+            if gate is not None:
+                await gate.acquire()
+                permit[0] = True
             comp = await compile_fn(batch.program)
         except Exception as exc:  # noqa: BLE001 - as above
             comp = CompileResult(status=Status.IE, log=f"backend failed: {type(exc).__name__}: {exc}")
@@ -68,7 +85,9 @@ async def run_batch(batch: Batch, *, compile_fn: CompileFn, run_fn: RunFn, capac
     async def one(i: int, spec: RunSpec) -> None:
         # Slots go to the oldest batch's runs first (sandboxes/backends/slot_queue.py).
         RUN_ORDER.set((tag + i, seq, i))
-        async with sem:
+        inherited = permit[0]
+        permit[0] = False  # the compile's permit, if any, is this run's now
+        async with (_Inherited(sem) if inherited else sem):
             if batch.stop_on_failure and first_failure:
                 f = first_failure[0]
                 results[i] = skipped(spec, f.status, f"skipped: run {f.id!r} was {f.status.value}")
@@ -94,6 +113,19 @@ async def run_batch(batch: Batch, *, compile_fn: CompileFn, run_fn: RunFn, capac
     else:
         await asyncio.gather(*(one(i, s) for i, s in enumerate(batch.runs)))
     return BatchResult(compile=comp, runs=[r for r in results if r is not None], backend=backend)
+
+
+class _Inherited:
+    """A gate permit already held (the batch's compile took it): released on exit only."""
+
+    def __init__(self, gate):
+        self.gate = gate
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc):
+        self.gate.release()
 
 
 async def _store_output(res: RunResult, store) -> RunResult:
