@@ -207,3 +207,10 @@ def test_a_box_on_its_own_still_is(response):
     v = judge("3", response)
     assert v.error is None and v.equivalent, (response, v)
     assert judge("45", r"\boxed{45}^\circ").equivalent
+
+
+def test_a_marked_approximation_keeps_its_half_unit_whatever_its_length():
+    """A third-corpus regression caught on re-run: the 10-digit rule for unmarked decimals
+    returned before a marked approximation (\\approx, 6+ digits) was looked at."""
+    assert _eq(r"\frac{22}{7}", r"\approx 3.14285714") and _eq(r"\frac{1}{3}", r"\approx 0.333333333")
+    assert not _eq(r"\frac{1}{3}", "0.333333333") and not _eq(r"\frac{22}{7}", r"\approx 3.14159")

@@ -112,12 +112,13 @@ class FastScalars:
             unit = decimal_unit(written)
             if unit is not None and decimal_digits(written) >= MIN_DECIMAL_DIGITS and abs(a - b) <= unit:
                 return Outcome(True, f"numeric equal within rel {REL_TOL:g} and one unit of the last digit written")
-            return Outcome(False, f"numbers differ ({fraction_str(a)} vs {fraction_str(b)}): the "
-                           "decimal's last digits are not the value's")
-        tol = approx_tol(g, p, self.approx)
+            why = "the decimal's last digits are not the value's"
+        else:
+            why = ""
+        tol = approx_tol(g, p, self.approx)  # a marked approximation: half a unit of its digits
         if tol is not None and abs(a - b) <= tol:
             return Outcome(True, f"equal to the precision written (+-{float(tol):g})")
-        return Outcome(False, f"numbers differ ({fraction_str(a)} vs {fraction_str(b)})")
+        return Outcome(False, f"numbers differ ({fraction_str(a)} vs {fraction_str(b)})" + (f": {why}" if why else ""))
 
     def equation_eq(self, g: list, p: list) -> Outcome:
         raise NeedsSympy
