@@ -214,3 +214,24 @@ def test_a_marked_approximation_keeps_its_half_unit_whatever_its_length():
     returned before a marked approximation (\\approx, 6+ digits) was looked at."""
     assert _eq(r"\frac{22}{7}", r"\approx 3.14285714") and _eq(r"\frac{1}{3}", r"\approx 0.333333333")
     assert not _eq(r"\frac{1}{3}", "0.333333333") and not _eq(r"\frac{22}{7}", r"\approx 3.14159")
+
+
+@pytest.mark.parametrize("gold,response", [
+    ("3", "The answer is 3. Actually, it is four."), ("3", "The answer is 3. Sorry, 5."),
+    ("3", "The answer is 3. Never mind, 5."), ("red", "The answer is red. Wait, it is blue."),
+    ("Mr. Smith", "The answer is Mr. Smith. Wait, it is Mr. Jones."),
+    ("3", "The answer is not likely to be 3."), ("3", "The answer is wrong if it is 3."),
+])
+def test_an_answer_taken_back_in_words_or_negated_is_no_answer(gold, response):
+    v = judge(gold, response)
+    assert v.error is None and not v.equivalent, (response, v)
+
+
+@pytest.mark.parametrize("gold,response", [
+    ("3", "The answer is 3."), ("red", "The answer is red. This is because red mixes well."),
+    ("3", "The answer is 3. It is the only solution."), ("5", "The final answer is $5$ if we count carefully."),
+    ("Devon", "The answer is Devon."),
+])
+def test_an_answer_followed_by_plain_prose_still_counts(gold, response):
+    v = judge(gold, response)
+    assert v.error is None and v.equivalent, (response, v)

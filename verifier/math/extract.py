@@ -197,7 +197,14 @@ def _clean_phrase_answer(raw: str) -> str:
 _REVISION_RE = re.compile(
     r"\b(?:actually|wait|hmm+|oops|correction|mistake|wrong|instead|rather|scratch|"
     r"reconsider|re-?check|second thought|I mean|no,|or|maybe|perhaps|possibly|probably|"
-    r"alternatively|unless|otherwise|either|could|might)\b", re.IGNORECASE)
+    r"alternatively|unless|otherwise|either|could|might|sorry|never\s*mind|my bad)\b", re.IGNORECASE)
+# after a revision word, "it is X" / "the answer is X" in words: another answer (hostile
+# review: "The answer is 3. Actually, it is four." and "red. Wait, it is blue." were paid)
+_WORD_CLAIM_RE = re.compile(r"\b(?:it|that|the\s+(?:final\s+)?answer|this)\s*+(?:is|'s|should\s+be|must\s+be|was)"
+                            r"\s++(?!not\b)([A-Za-z][A-Za-z.'-]*+(?:\s++[A-Z][A-Za-z.'-]*+)?+)", re.IGNORECASE)
+# a phrase answer that is negated or conditional is no answer: "is not likely to be 3"
+_NEGATED_RE = re.compile(r"^(?:not|never|no\s+longer|unlikely|possibly|probably|perhaps|maybe)\b"
+                         r"|\b(?:wrong|incorrect)\b", re.IGNORECASE)
 _CLAIM_RE = re.compile(r"(?:\b(?:is|be|equals?|gives?|get|got)\b|=|:)\s*+\$?+\s*+(-?\d[\d.,/]*\d|-?\d)")
 
 
@@ -211,9 +218,14 @@ def _revised(ans: str, after_phrase: str) -> bool:
     head = _clean_phrase_answer(after_phrase)
     idx = after_phrase.find(head) + len(head) if head else 0
     rest = after_phrase[idx:]
+    revision = _REVISION_RE.search(rest)
+    if revision:
+        claim = _WORD_CLAIM_RE.search(rest, revision.start())
+        if claim and claim.group(1).strip(".").lower() != ans.strip().strip(".").lower():
+            return True
     if not re.search(r"\d", rest):
         return False
-    if _REVISION_RE.search(rest):
+    if revision:
         return True
     return any(m.group(1).rstrip(".,") != ans.strip() for m in _CLAIM_RE.finditer(rest))
 
@@ -297,6 +309,8 @@ def extract_answer(text: str, require_box: bool = False) -> str | None:
     phrases = list(_PHRASE_RE.finditer(text))
     if phrases:
         ans = _clean_phrase_answer(text[phrases[-1].end() :])
+        if ans and _NEGATED_RE.search(ans):
+            return None  # "The answer is not likely to be 3.", "... is wrong if it is 3"
         if ans and not looks_like_bare_answer(ans):
             # "Final Answer: the largest value is 7." -> what follows the last "is"
             m = re.search(r"\b(?:is|are|equals|be)\s+(?!not\b)(\S.*)$", ans)
