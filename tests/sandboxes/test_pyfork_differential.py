@@ -11,6 +11,7 @@ from __future__ import annotations
 import concurrent.futures
 import os
 import subprocess
+import sys
 import tempfile
 
 import pytest
@@ -24,6 +25,13 @@ PY = get_language("python")
 CORPUS = corpus()
 
 
+_FRESH_SIGNALS = ("import os, signal, sys\n"
+                  "for s in ('SIGHUP', 'SIGINT', 'SIGQUIT', 'SIGTERM', 'SIGUSR1', 'SIGUSR2', 'SIGALRM',"
+                  " 'SIGCHLD'):\n"
+                  "    signal.signal(getattr(signal, s), signal.SIG_DFL)\n"
+                  "os.execv(sys.argv[1], sys.argv[1:])\n")
+
+
 def bare(source: str, stdin: str) -> tuple[bytes, tuple, bytes]:
     """The reference: the program run by a fresh interpreter, no sandbox."""
     with tempfile.TemporaryDirectory() as d, tempfile.TemporaryFile() as inp:
@@ -34,8 +42,11 @@ def bare(source: str, stdin: str) -> tuple[bytes, tuple, bytes]:
         inp.seek(0)
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
                "HOME": d, "TMPDIR": d, **PY.env}
-        p = subprocess.run([PY.run_argv[0], "-S", "-B", path], cwd=d, env=env, stdin=inp,
-                           capture_output=True, timeout=60)
+        # Signal dispositions are inherited: under nohup (SIGHUP ignored) or as a background
+        # job (SIGINT, SIGQUIT ignored) the reference would differ from a fresh interpreter,
+        # which is what the sandbox gives. So reset them, then exec the interpreter.
+        p = subprocess.run([sys.executable, "-c", _FRESH_SIGNALS, PY.run_argv[0], "-S", "-B", path],
+                           cwd=d, env=env, stdin=inp, capture_output=True, timeout=60)
     status = ("signal", -p.returncode) if p.returncode < 0 else ("exit", p.returncode)
     return p.stdout, status, _last_line(p.stderr)
 
