@@ -88,3 +88,15 @@ def test_extraction_is_linear_on_many_unclosed_boxes():
 def test_a_box_repeated_verbatim_is_one_answer():
     assert extract_answer("\\boxed{42}\n\\boxed{42}") == "42"
     assert extract_gold("\\boxed{7} so \\boxed{7}") == "7"
+
+
+@pytest.mark.parametrize("text, answer", [
+    ("\\text{Answer: } 5", "5"), ("\\textbf{Answer:} 5", "5"), ("\\textbf{Final Answer:} $12$.", "12"),
+    ("$\\text{The final answer is } 7$", "7"), ("\\mathrm{answer: }x+1", "x+1"),
+])
+def test_an_answer_phrase_inside_its_own_text_group(text, answer):
+    assert extract_answer(text) == answer
+
+
+def test_a_closing_brace_after_a_phrase_outside_a_text_group_stays():
+    assert extract_answer("Answer: }5") == "}5"

@@ -34,6 +34,8 @@ _PHRASE_RE = re.compile(
     r"(?:final\s+answer\s*(?:is|:)|the\s+answer\s+is|answer\s*:|answer\s+is)\s*:?\s*",
     re.IGNORECASE,
 )
+# the phrase stands inside a text group of its own: ``\textbf{Final Answer:} 5``
+_TEXT_OPEN_RE = re.compile(r"\\(?:text|textbf|textit|textrm|mathrm|mathbf|mbox)\s*+\{[^{}]*+$")
 _DOLLAR_RE = re.compile(r"(?<!\\)\$")
 _GSM_RE = re.compile(r"####\s*(.+)")
 _PROSE_RE = re.compile(r"[A-Za-z]{3,}")
@@ -308,7 +310,11 @@ def extract_answer(text: str, require_box: bool = False) -> str | None:
         return _clean_phrase_answer(gsm[-1].group(1))
     phrases = list(_PHRASE_RE.finditer(text))
     if phrases:
-        ans = _clean_phrase_answer(text[phrases[-1].end() :])
+        rest = text[phrases[-1].end() :]
+        if rest.startswith("}") and _TEXT_OPEN_RE.search(text, max(0, phrases[-1].start() - 40),
+                                                         phrases[-1].start()):
+            rest = rest[1:]  # "\text{Answer: } 5": the phrase closes its text group
+        ans = _clean_phrase_answer(rest)
         if ans and _NEGATED_RE.search(ans):
             return None  # "The answer is not likely to be 3.", "... is wrong if it is 3"
         if ans and not looks_like_bare_answer(ans):
