@@ -167,3 +167,13 @@ def test_malformed_or_degenerate_answers_are_wrong_not_internal_errors(pred):
     # Each was an internal error (IE: the RL client drops the sample instead of scoring 0).
     v = verdict("391", pred)
     assert v.equivalent is False and v.error is None, v
+
+
+@pytest.mark.parametrize("gold, pred, equal", [
+    (r"(-\infty, 3]", r"\boxed{[-\infty, 3]}", False), (r"(-\infty, \infty)", r"\boxed{[-\infty, \infty]}", False),
+    (r"(-\infty,1)\cup(2,\infty)", r"\boxed{(-\infty,1)\cup(2,\infty]}", False),
+    (r"(-\infty, 3]", r"\boxed{x \le 3}", True), (r"(-\infty, \infty)", r"\boxed{\mathbb{R}}", True),
+    (r"[-\infty, 3]", r"\boxed{[-\infty, 3]}", True),
+])
+def test_a_closed_bracket_at_infinity_is_not_the_open_one(gold, pred, equal):
+    assert verdict(gold, pred).equivalent is equal

@@ -361,6 +361,23 @@ def _symbolic(a, b, why: str) -> Outcome:
     return Outcome(False, f"{why}; simplify(a-b)!=0")
 
 
+def _infinite(node) -> bool:
+    while isinstance(node, list) and node and node[0] == "neg":
+        node = node[1]
+    return node == ["const", "oo"]
+
+
+def _closed_at_infinity(node) -> bool:
+    """An interval in ``node`` with a closed bracket at an infinite end."""
+    if not isinstance(node, list) or not node:
+        return False
+    if node[0] == "interval":
+        return (not node[3] and _infinite(node[1])) or (not node[4] and _infinite(node[2]))
+    if node[0] == "union":
+        return any(_closed_at_infinity(x) for x in node[1])
+    return False
+
+
 class SympyScalars:
     """Scalars for ``structure.compare`` backed by sympy (worker side)."""
 
@@ -417,6 +434,10 @@ class SympyScalars:
         return Outcome(False, "equations not proportional (no point to compare them at)")
 
     def region_eq(self, g: list, p: list) -> Outcome:
+        if _closed_at_infinity(p) and not _closed_at_infinity(g):
+            # [-\infty, 3] is no interval of real numbers (to_set would open that end
+            # silently and find (-\infty, 3])
+            return Outcome(False, "a closed bracket at an infinite end")
         gs, ps = to_set(g), to_set(p)
         if gs is sp.S.EmptySet or ps is sp.S.EmptySet:
             # An interval or inequality with no points is no answer: read as sets, every
