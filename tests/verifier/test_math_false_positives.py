@@ -177,3 +177,29 @@ def test_malformed_or_degenerate_answers_are_wrong_not_internal_errors(pred):
 ])
 def test_a_closed_bracket_at_infinity_is_not_the_open_one(gold, pred, equal):
     assert verdict(gold, pred).equivalent is equal
+
+
+@pytest.mark.parametrize("gold, pred", [
+    # two unions offered as alternatives: their union is the gold when one holds the other
+    (r"(-\infty, -3] \cup (-2, \infty)", r"\boxed{(-2, \infty) \cup (-\infty, -3] \text{ or } (-\infty, -3) \cup (-2, \infty)}"),
+    (r"(-\infty, -3) \cup (5, \infty)", r"The answer is $(5, \infty) \cup (-\infty, -3)$ or $(-\infty, -4) \cup (5, \infty)$."),
+    (r"(-\infty, 2) \cup [4, \infty)", r"\boxed{[4, \infty) \cup (-\infty, 2)} or \boxed{(-\infty, 2)}"),
+    (r"(-\infty, 0) \cup [6, \infty)", r"The answer is $[6, \infty) \cup (-\infty, 0)$ or $(-\infty, 0)$."),
+    # a comma list read as a union lists disjoint pieces; an extra piece inside another is a hedge
+    (r"(-\infty,1)\cup(2,\infty)", r"\boxed{(-\infty,1), (2,\infty), (3,4)}"),
+    # a revision to another word answer written in math
+    ("False", r"The answer is False. Actually, no, it is $\text{True}$."),
+    ("purple", r"The answer is purple. Wait, actually it should be $\text{blue}$."),
+    ("Chen", r"The answer is Chen. Actually, no, it is $\mathrm{Alice}$."),
+])
+def test_hedges_between_regions_and_revisions_in_math_are_not_paid(gold, pred):
+    assert verdict(gold, pred).equivalent is False
+
+
+@pytest.mark.parametrize("gold, pred", [
+    (r"(-\infty,1)\cup(2,\infty)", r"\boxed{(2,\infty), (-\infty,1)}"),
+    (r"(-\infty,1)\cup(2,\infty)", r"\boxed{x<1 \text{ or } x>2}"),
+    ("purple", r"The answer is purple. Wait, let me check: it is $\text{purple}$."),
+])
+def test_a_union_listed_and_a_confirmed_word_are_still_paid(gold, pred):
+    assert verdict(gold, pred).equivalent is True

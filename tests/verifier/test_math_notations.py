@@ -118,3 +118,20 @@ def test_not_equal(gold, prediction):
 def test_equal_in_a_response(gold, prediction):
     v = judge(gold, f"We solve it step by step. The answer is $\\boxed{{{prediction}}}$.")
     assert v.equivalent, v.reason
+
+
+@pytest.mark.parametrize("gold, pred, equal", [
+    ("August 25", r"\boxed{\text{august 25}}", True), ("May 2", r"\boxed{may 2}", True),
+    ("June 26", "June 26", True), ("August 25", r"\boxed{25 August}", True),
+    ("August 25, 2021", r"\boxed{Aug. 25, 2021}", True), ("August 25", r"\boxed{August 26}", False),
+    ("August 25, 2021", r"\boxed{August 25}", False), ("August 25", r"\boxed{September 25}", False),
+    ("May 2", r"\boxed{2}", False),
+    (r"\emptyset", r"\boxed{\text{no solution}}", True), (r"\emptyset", "The answer is no solution.", True),
+    (r"\text{no solution}", r"\boxed{\varnothing}", True), (r"\text{No real solutions}", r"\boxed{\{\}}", True),
+    (r"\emptyset", r"\boxed{\{1\}}", False), (r"\emptyset", r"\boxed{0}", False),
+    (r"\text{no solution}", r"\boxed{x=3}", False), ("5", r"\boxed{\text{no solution}}", False),
+    (r"\emptyset", r"\boxed{\text{no solution or } 3}", False),
+])
+def test_dates_and_no_solution(gold, pred, equal):
+    from verifier.math import judge
+    assert judge(gold, pred).equivalent is equal

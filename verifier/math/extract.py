@@ -30,6 +30,8 @@ from __future__ import annotations
 import bisect
 import re
 
+from verifier.math.claims import date_answer
+
 _PHRASE_RE = re.compile(
     r"(?:final\s+answer\s*(?:is|:)|the\s+answer\s+is|answer\s*:|answer\s+is)\s*:?\s*",
     re.IGNORECASE,
@@ -204,6 +206,7 @@ _REVISION_RE = re.compile(
 # review: "The answer is 3. Actually, it is four." and "red. Wait, it is blue." were paid)
 _WORD_CLAIM_RE = re.compile(r"\b(?:it|that|the\s+(?:final\s+)?answer|this)\s*+(?:is|'s|should\s+be|must\s+be|was)"
                             r"\s++(?!not\b)([A-Za-z][A-Za-z.'-]*+(?:\s++[A-Z][A-Za-z.'-]*+)?+)", re.IGNORECASE)
+_UNWRAP_TEXT_RE = re.compile(r"\\(?:text|textbf|textit|textrm|mathrm|mathbf|mbox)\s*+\{([^{}]*+)\}")
 # a phrase answer that is negated or conditional is no answer: "is not likely to be 3"
 _NEGATED_RE = re.compile(r"^(?:not|never|no\s+longer|unlikely|possibly|probably|perhaps|maybe)\b"
                          r"|\b(?:wrong|incorrect)\b", re.IGNORECASE)
@@ -222,7 +225,9 @@ def _revised(ans: str, after_phrase: str) -> bool:
     rest = after_phrase[idx:]
     revision = _REVISION_RE.search(rest)
     if revision:
-        claim = _WORD_CLAIM_RE.search(rest, revision.start())
+        # a word answer in math ("Wait, it is $\\text{blue}$") is a word answer too
+        words = _UNWRAP_TEXT_RE.sub(r" \1 ", rest[revision.start():]).replace("$", " ")
+        claim = _WORD_CLAIM_RE.search(words)
         if claim and claim.group(1).strip(".").lower() != ans.strip().strip(".").lower():
             return True
     if not re.search(r"\d", rest):
@@ -237,6 +242,8 @@ def looks_like_bare_answer(text: str) -> bool:
     t = text.strip()
     if not t or len(t) > 200 or "\n" in t:
         return False
+    if date_answer(t) is not None:
+        return True  # "June 26": a date is a number with a month's name
     if not re.search(r"\d", t) and len(t.split()) <= 3 and not re.search(r"[.!?]\s", _TITLE_DOT_RE.sub("T", t)):
         return True  # a word answer such as "Devon" or "yes"
     t = re.sub(r"(?<=[\d}\)\]%])(?:\s+[A-Za-z][A-Za-z\-']*){1,4}\.?$", "", t)  # "5 dollars"

@@ -21,6 +21,7 @@ import threading
 
 from pydantic import BaseModel, Field
 
+from verifier.math.claims import claim_forms
 from verifier.math.extract import extract_answer, extract_gold
 from verifier.math.fastnum import FastScalars, fraction_str, to_fraction
 from verifier.math.latex import (MAX_ANSWER_CHARS, Ambiguous, ParseError, TooLong, Unsupported,
@@ -107,6 +108,9 @@ def _special_forms(gold: str, pred: str) -> tuple[bool, str] | None:
     if gt:
         pt = time_of_day(p)
         return (gt == pt, "times equal" if gt == pt else f"times differ ({gt} vs {pt})")
+    claim = claim_forms(g, p)
+    if claim is not None:
+        return claim
     if _primes(g) != _primes(p):  # E' is not E, f'(x) is not f(x): some parsers drop marks
         return (False, "derivative marks differ")
     gb, pb = base_number(g), base_number(p)

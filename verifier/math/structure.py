@@ -217,7 +217,11 @@ def compare(g: list, p: list, sc: Scalars) -> Outcome:
             if gk not in ("union", "list"):
                 # `(-inf, 2], (-inf, 1]` against one interval is two answers, not their union
                 return Outcome(False, "several regions where the answer is one")
-            p, pk = ["union", p[1]], "union"
+            if any(x[0] == "union" for x in p[1]):
+                # `A \cup B or C`, two boxed unions: several answers (their union could be
+                # the gold when one holds the other: a hedge)
+                return Outcome(False, "several unions where the answer is one")
+            p, pk = ["union", p[1], "listed"], "union"
         if {gk, pk} <= REGION | {"paren"}:
             return sc.region_eq(g, p)
         return Outcome(False, f"{_kind(g)} vs {_kind(p)}")

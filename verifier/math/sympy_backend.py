@@ -438,6 +438,14 @@ class SympyScalars:
             # [-\infty, 3] is no interval of real numbers (to_set would open that end
             # silently and find (-\infty, 3])
             return Outcome(False, "a closed bracket at an infinite end")
+        if p[0] == "union" and p[2:] == ["listed"]:
+            # a comma list read as a union must list disjoint pieces: `(-\infty,3), (-\infty,2)`
+            # or `(2,\infty), (3,4)` beside the right pieces is a hedge, not a union
+            pieces = [to_set(x) for x in p[1]]
+            for i, a in enumerate(pieces):
+                for b in pieces[i + 1:]:
+                    if sp.Intersection(a, b) is not sp.S.EmptySet:
+                        return Outcome(False, "several answers that overlap, not a union")
         gs, ps = to_set(g), to_set(p)
         if gs is sp.S.EmptySet or ps is sp.S.EmptySet:
             # An interval or inequality with no points is no answer: read as sets, every
