@@ -203,3 +203,25 @@ def test_hedges_between_regions_and_revisions_in_math_are_not_paid(gold, pred):
 ])
 def test_a_union_listed_and_a_confirmed_word_are_still_paid(gold, pred):
     assert verdict(gold, pred).equivalent is True
+
+
+@pytest.mark.parametrize("pred", [
+    # a hostile review's: a box that is an operand of notation around it is not the answer
+    r"$\boxed{3}.5$", r"$\boxed{3}\,000$", r"\boxed{3},000", r"$\boxed{3}!$", r"$0.\boxed{3}$", r"$x\boxed{3}$",
+    r"\boxed{3}x", r"$x \neq \boxed{3}$", r"$x > \boxed{3}$", r"The answer is definitely not $\boxed{3}$; it is 4.",
+    r"$\sqrt{\boxed{3}}$", r"\sqrt{ \boxed{3} }", r"$\frac{1}{\boxed{3}}$", r"$10^{\boxed{3}}$", r"$(\boxed{3})^2$",
+    r"( \boxed{3} )^2", r"$\left( \boxed{3} \right)^{2}$", r"\boxed{3}\pi", r"\boxed{3} \pi", r"\boxed{3}\sqrt{2}",
+    r"\boxed{3}\frac{1}{2}", r"\(-\boxed{3}\)", "1 +" + " \\," * 300 + r"\boxed{3}", r"isn't \boxed{3}",
+])
+def test_a_box_inside_notation_is_no_answer(pred):
+    assert verdict("3", pred).equivalent is False
+
+
+@pytest.mark.parametrize("pred", [
+    r"\boxed{3}!", r"The answer is \boxed{3}! Great.", r"\boxed{3} cm", r"$\boxed{3}$ apples", r"\[\boxed{3}\]",
+    r"\text{Answer: }\boxed{3}", r"\boxed{3}\text{ cm}", r"\boxed{3}^\circ", r"is \boxed{3} (since 1+2=3)",
+    r"\therefore\boxed{3}", r"**Answer:** $\boxed{3}$", r"\boxed{3}\quad\text{(final)}", r"The answer is (\boxed{3}).",
+    "Answer:\n\n$$\n\\boxed{3}\n$$", r"\boxed{3}\\", r"$\Rightarrow \boxed{3}$", r"final answer: \(\boxed{3}\)",
+])
+def test_a_box_standing_alone_is_the_answer(pred):
+    assert verdict("3", pred).equivalent is True

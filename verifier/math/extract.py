@@ -119,11 +119,63 @@ def last_boxed(text: str) -> str | None:
 # and \boxed{4} \\ \boxed{3} paid the last box: hostile review.)
 _GAP_TEXT_RE = re.compile(r"\\(?:text|mbox|mathrm)\s*\{([^{}]*)\}")
 _GAP_WORDS = {"and", "or", "vs", "versus"}
-# A box with arithmetic right against it is part of a larger expression: -\boxed{3},
-# \boxed{3}0, $\boxed{3}+1$ are not 3 (a bullet "- \boxed{3}" at a line start is fine).
-_ATTACHED_BEFORE_RE = re.compile(r"(?:(?:\S[ \t]*(?:[-+*/]|\\(?:pm|mp|cdot|times|div))|[\d^_])[ \t]*\$?[ \t]*"
-                                 r"|^[ \t]*\$?[ \t]*-\$?)$", re.M)
-_ATTACHED_AFTER_RE = re.compile(r"\s*(?:\d|[-+*/^_]\s*(?:\d|\\(?!circ)|\(|\{(?!\s*\\circ))|\\(?:cdot|times|div)(?![a-zA-Z]))")
+# A box with arithmetic or notation right against it is part of a larger expression or
+# relation: -\boxed{3}, \boxed{3}0, $\boxed{3}+1$, \frac{1}{\boxed{3}}, \boxed{3}.5, \boxed{2}\pi,
+# x > \boxed{3}, "not \boxed{3}" are not 3 (a bullet "- \boxed{3}" at a line start is fine).
+# Decided on the text next to the box after trimming what typesets as nothing, never by a
+# pattern run over the whole line: a policy can pad with any amount of spacing (a regex
+# with two stars over the spaces before a box took 109 s for 200 KB of them: hostile review).
+# what typesets as nothing around a box: spacing, math-mode delimiters
+_INVISIBLE_TOKENS = ("\\qquad", "\\quad", "\\,", "\\;", "\\:", "\\!", "\\ ", "\\(", "\\[", "$", "~")
+_INVISIBLE_RUN_RE = re.compile(r"(?:\s++|\\(?:qquad|quad|[,;:! ])|\\[)\]]|[$~])*+")
+# notation before a box that makes it an operand, whatever spacing lies between
+_OPERAND_BEFORE_RE = re.compile(
+    r"(?:\S\s*+(?:[-+/]|(?<!\*)\*|\\(?:pm|mp|cdot|times|div))|[\d^_{]|\d\.|[<>]"
+    r"|\\(?:neq?|leq?|geq?|lt|gt|leqslant|geqslant|not|notin|pi|sqrt|frac|dfrac|tfrac"
+    r"|cdot|times|div|pm|mp)|(?<![A-Za-z\\])(?:not|never)|n't)$")
+# notation after a box that makes it an operand, whatever spacing lies between
+_OPERAND_AFTER_RE = re.compile(
+    r"\d|\.\d|,\d{3}|[-+*/^_]\s*+(?:\d|\\(?!circ)|\(|\{(?!\s*+\\circ))|\\(?:cdot|times|div)(?![a-zA-Z])"
+    r"|\\(?:sqrt|frac|dfrac|tfrac|pi|sin|cos|tan|log|ln|exp|binom)(?![a-zA-Z])|!(?![\s.,;:?!]|$)"
+    r"|\s*+(?:\\right\s*+)?[)}\]]\s*+(?:[\^_!]|\\(?:cdot|times|div)(?![a-zA-Z])|[-+*/]\s*+[\d(\\])")
+_NEAR = 64  # characters next to a box that decide, after trimming what typesets as nothing
+
+
+def _trim_back(text: str, lo: int, i: int) -> int:
+    """Index before the run of spacing/delimiters that ends at ``i`` (one step a token:
+    linear, whatever padding a policy writes)."""
+    while i > lo:
+        if text[i - 1].isspace():
+            i -= 1
+            continue
+        for tok in _INVISIBLE_TOKENS:
+            if text.endswith(tok, lo, i):
+                i -= len(tok)
+                break
+        else:
+            return i
+    return i
+
+
+def _attached(text: str, line_start: int, start: int, end: int) -> bool:
+    r"""Is the box text[start:end] an operand of notation right before or after it?
+    (-\boxed{3}, \frac{1}{\boxed{3}}, x > \boxed{3}, "not \boxed{3}", \boxed{3}.5, \boxed{2}\pi;
+    a policy once padded 200 KB of spaces before a box to stall a backtracking pattern.)"""
+    i = _trim_back(text, line_start, start)
+    near = text[max(line_start, i - _NEAR):i]
+    if re.fullmatch(r"\s*(?:\$|\\[(\[])?\s*-", near) and i - _NEAR <= line_start:
+        if i == start or text[i:start].strip("$") == "":
+            return True  # -\boxed{3}, $-\boxed{3}$ (a bullet "- \boxed{3}" is fine)
+    elif near:
+        if _OPERAND_BEFORE_RE.search(near):
+            return True
+        if i == start and re.search(r"(?<![A-Za-z\\])[A-Za-z]$", near):
+            return True  # x\boxed{3} is 3x
+    j = _INVISIBLE_RUN_RE.match(text, end).end()
+    rest = text[j:j + _NEAR]
+    if _OPERAND_AFTER_RE.match(rest):
+        return True
+    return j == end and bool(rest[:1]) and (rest[0].isalpha() or rest[0] in "([{")  # \boxed{3}x
 
 
 def _glued(between: str) -> bool:
@@ -147,8 +199,7 @@ def _final_box_group(text: str) -> list[str] | None:
             break
         group.insert(0, b)
     line_start = text.rfind("\n", 0, group[0][0]) + 1
-    if (_ATTACHED_BEFORE_RE.search(text, line_start, group[0][0])
-            or _ATTACHED_AFTER_RE.match(text, group[-1][1])):
+    if _attached(text, line_start, group[0][0], group[-1][1]):
         return []  # the box is an operand, not the answer
     return [b[2] for b in group]
 
