@@ -225,3 +225,35 @@ def test_a_box_inside_notation_is_no_answer(pred):
 ])
 def test_a_box_standing_alone_is_the_answer(pred):
     assert verdict("3", pred).equivalent is True
+
+
+@pytest.mark.parametrize("pred", [
+    # the second parser reads a fragment of what it cannot parse (hostile review 2): what it
+    # dropped (an exponent, a variable, a constant, a function) makes its "equal" void
+    r"\cup 5^{3}", r"\cup 5 + y", r"\cup 5\pi", r"5 + x\operatorname{sech} y", r"\operatorname{sech} 5",
+    r"5\pi\operatorname{sech}", r"\cup 5",
+])
+def test_a_fragment_the_second_parser_read_is_not_the_answer(pred):
+    assert verdict("5", rf"\boxed{{{pred}}}").equivalent is False
+
+
+def test_a_bound_variable_is_not_lost():
+    assert verdict("5050", r"\boxed{\sum_{k=1}^{100} k}").equivalent is True
+
+
+@pytest.mark.parametrize("gold, pred, equal", [
+    # a subscripted name is a sequence's term, not a number in a base (hostile review 2)
+    ("10", r"\boxed{a_{11}}", False), ("33", r"\boxed{x_{36}}", False), ("12", r"\boxed{c_{13}}", False),
+    ("10", r"\boxed{A_{11}}", False), ("255", r"\boxed{FF_{16}}", True), ("26", r"\boxed{1A_{16}}", True),
+    ("5", r"\boxed{101_2}", True),
+])
+def test_base_subscripts_need_digits(gold, pred, equal):
+    assert verdict(gold, pred).equivalent is equal
+
+
+@pytest.mark.parametrize("pred", [
+    "5 quadrillion", r"5 \text{ sextillion}", "5 googol", "5 tens", "5 myriad", "5 grand", r"5\text{ bn}",
+    "5 minimum", "5 upwards", "5 gazillion",
+])
+def test_more_words_that_change_the_value(pred):
+    assert verdict("5", f"The answer is {pred}.").equivalent is False

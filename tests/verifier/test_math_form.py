@@ -54,3 +54,15 @@ async def test_a_problem_asking_for_a_form_judges_it(client, blobs):
         r = await client.post("/v1/verify", json={"problem_id": "factor-it", "code": code})
         verdicts.append((await r.json())["verdict"])
     assert verdicts == ["WA", "AC"]
+
+
+@pytest.mark.parametrize("gold, pred", [
+    # a second hostile review: identities and unsimplified roots kept the gold's outer form
+    ("2\\sqrt{3}", "1\\sqrt{12}"), ("(x-3)(x+3)", "(x\\cdot x-9)\\cdot 1"), ("(x-3)(x+3)", "(-1)(9-x x)"),
+    ("x^2+2x+1", "(x+1)^2+0"), ("\\frac{\\sqrt{3}}{2}", "\\frac{\\sqrt{12}}{4}"), ("2\\sqrt{5}", "1\\sqrt{20}"),
+    ("2\\sqrt{2}", "1\\sqrt{8}"), ("x^2", "x^{2} \\cdot 1"), ("3x", "3x^{1}"),
+])
+def test_identities_and_unsimplified_roots_are_not_the_golds_form(gold, pred):
+    assert judge(gold, f"\\boxed{{{pred}}}").equivalent is True
+    v = judge(gold, f"\\boxed{{{pred}}}", form="as_gold")
+    assert v.equivalent is False and v.reason.startswith("not in the form asked for"), v

@@ -168,7 +168,41 @@ def _undone(node: list) -> tuple[Fraction | None, str | None]:
         a, b = _coefficient(node[1]), _coefficient(node[2])
         if a is not None and b is not None and gcd(a, b) > 1:
             return None, "a fraction not in lowest terms"
+    # identities: a factor 1 or -1, a term 0, a power 1 (`1\sqrt{12}`, `(x+1)^2+0`, `(-1)(9-x^2)`)
+    if node[0] == "mul" and any(v is not None and abs(v) == 1 for v in vals):
+        return None, "a factor of 1"
+    if node[0] == "add" and any(v == 0 for v in vals):
+        return None, "a term of 0"
+    if node[0] in ("pow", "div") and vals[1] is not None and vals[1] == 1:
+        return None, "a power or divisor of 1"
+    # a root not in simplest form: \sqrt{12} (= 2\sqrt{3}), \sqrt[3]{16}
+    root = _root_of_integer(node, vals)
+    if root is not None and _has_power_factor(*root):
+        return None, "a root not in simplest form"
     return value, None
+
+
+def _root_of_integer(node: list, vals: list) -> tuple[int, int] | None:
+    """(radicand, index) of a root of a positive integer (sqrt(n), n^(1/k)), else None."""
+    if node[0] == "func" and node[1] == "sqrt" and len(vals) == 1:
+        radicand, index = vals[0], 2
+    elif node[0] == "pow" and vals[1] is not None and vals[1].numerator == 1 and vals[1].denominator > 1:
+        radicand, index = vals[0], vals[1].denominator
+    else:
+        return None
+    if radicand is None or radicand.denominator != 1 or radicand <= 1 or radicand.numerator.bit_length() > 64:
+        return None
+    return int(radicand), index
+
+
+def _has_power_factor(n: int, k: int) -> bool:
+    """Does n have a factor p**k > 1 (trial division, n < 2**64 and only small p checked)?"""
+    p = 2
+    while p ** k <= n and p < 10_000:
+        if n % (p ** k) == 0:
+            return True
+        p += 1
+    return False
 
 
 def _coefficient(node: list) -> int | None:

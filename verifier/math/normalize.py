@@ -166,7 +166,10 @@ _NOT_UNIT_WORDS = {
     "third", "sixths", "sevenths", "eighths", "ninths", "lakh", "lakhs", "crore", "crores",
     "gross", "score", "scores", "thousandth", "millionth", "billionth", "percentile",
     # a review's finds: parts per ..., basis points, per mille (each was paid for the number)
-    "ppm", "ppb", "ppt", "basis", "bp", "bps", "permille", "mille", "pct", "percents"}
+    "ppm", "ppb", "ppt", "basis", "bp", "bps", "permille", "mille", "pct", "percents",
+    # a second review's: more scale words and bounds (each was paid for the bare number)
+    "tens", "myriad", "myriads", "grand", "googol", "googols", "googolplex", "bn", "mn", "mil",
+    "minimum", "maximum", "min", "max", "upwards", "upward", "onwards", "ish", "odd"}
 
 
 # "5 twelfths", "5 millionths": an ordinal after a number makes a fraction of it ("seconds"
@@ -176,9 +179,13 @@ _ORDINAL_RE = re.compile(r"(?:[a-z]+-)?(?:third|fourth|fifth|sixth|seventh|eight
                          r"seven|eigh|nine)tieth|hundredth|thousandth|millionth|billionth|trillionth)s?")
 
 
+# every "-illion" scale word (quadrillion, sextillion, ..., and their plurals)
+_ILLION_RE = re.compile(r"[a-z]*illions?")
+
+
 def _changes_value(word: str) -> bool:
     w = word.lower()
-    return w in _NOT_UNIT_WORDS or bool(_ORDINAL_RE.fullmatch(w))
+    return w in _NOT_UNIT_WORDS or bool(_ORDINAL_RE.fullmatch(w) or _ILLION_RE.fullmatch(w))
 
 
 _NUMBER_WORDS = {w: str(i) for i, w in enumerate(
@@ -283,6 +290,9 @@ def base_number(s: str) -> tuple[str, int] | None:
     m = _BASE_RE.fullmatch(re.sub(r"^\s*\(([0-9A-Za-z]+)\)(?=_)", r"\1", s))  # (623)_{7}
     if not m or not 2 <= int(m.group(2)) <= 36:
         return None
+    digits = m.group(1)
+    if not any(c.isdigit() for c in digits) and not (len(digits) > 1 and digits.isupper()):
+        return None  # a_{11}, x_{36}: a subscripted name (a sequence's term), not a number
     try:
         int(m.group(1), int(m.group(2)))
     except ValueError:

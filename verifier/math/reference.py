@@ -58,7 +58,53 @@ def reference_compare(gold_tex: str, pred_tex: str) -> dict:
 
 
 _LITERAL_RE = re.compile(r"\d+(?:\.\d+)?")
-_SCRIPT_RE = re.compile(r"[_^](?:\{[^{}]*\}|\S)")
+_SUBSCRIPT_RE = re.compile(r"_(?:\{[^{}]*\}|\S)")
+_WRAPPED_WORD_RE = re.compile(r"\\(?:text|mathrm|mbox|textrm|operatorname)\s*\{\s*([A-Za-z]*)\s*\}")
+_DANGLING_OP_RE = re.compile(r"^\s*(?:\\(?:cup|cap|setminus|cdot|times|div|circ)(?![A-Za-z])|[*/^_])"
+                             r"|(?:\\(?:cup|cap|setminus|cdot|times|div)|[-+*/^_])\s*$")
+_COMMAND_RE = re.compile(r"\\([A-Za-z]+)")
+# what sympy calls a function or constant written as a LaTeX command
+_SYMPY_NAME = {"ln": "log", "arcsin": "asin", "arccos": "acos", "arctan": "atan", "infty": "oo",
+               "arcsec": "asec", "arccsc": "acsc", "arccot": "acot", "lfloor": "floor",
+               "lceil": "ceiling", "ceil": "ceiling"}
+
+
+def _lost_name(pred_tex: str, parsed) -> str | None:
+    """A function, constant or variable written in the prediction that math-verify's
+    reading lacks (it reads a fragment of what it cannot parse: ``\\cup 5 + y`` as 5,
+    ``\\operatorname{sech} 5`` as 5, ``\\cup 5\\pi`` as 5: a hostile review)."""
+    from verifier.math.latex import FUNCS, GREEK
+
+    shown = str(parsed)
+    names = {str(s) for s in getattr(parsed, "free_symbols", set())}
+    text = _SUBSCRIPT_RE.sub(" ", pred_tex)
+    for m in _WRAPPED_WORD_RE.finditer(text):
+        word = m.group(1)
+        if word in FUNCS or word in ("sech", "csch", "coth"):
+            if _SYMPY_NAME.get(word, word) not in shown:
+                return word
+        elif word == "e" and "E" not in shown and "e" not in names:
+            return word
+    text = _WRAPPED_WORD_RE.sub(" ", text)
+    for cmd in _COMMAND_RE.findall(text):
+        name = _SYMPY_NAME.get(cmd, cmd)
+        if cmd in FUNCS or cmd in ("pi", "infty", "coth", "sech", "csch", "arcsec", "arccsc", "arccot"):
+            if name not in shown and not (cmd == "sqrt" and "**" in shown):
+                return "\\" + cmd
+        elif cmd in GREEK and cmd not in names and cmd not in shown:
+            return "\\" + cmd
+    # variables bound by a sum, product, limit or integral are not in the value
+    bound = set(re.findall(r"\\(?:sum|prod|lim)\s*_\s*\{\s*([A-Za-z])", pred_tex))
+    if "\\int" in pred_tex:
+        bound |= {"d"} | set(re.findall(r"(?<![A-Za-z])d\s*([A-Za-z])", text))
+    letters = set(re.findall(r"[A-Za-z]", _COMMAND_RE.sub(" ", text))) - bound
+    for letter in sorted(letters):
+        if letter in names or any(n.startswith(letter + "_") for n in names):
+            continue
+        if (letter == "e" and "E" in shown) or (letter == "i" and "I" in shown):
+            continue
+        return letter
+    return None
 
 
 def _numbers_in(obj) -> set:
@@ -87,9 +133,14 @@ def confirm(g, p, gold_tex: str, pred_tex: str) -> tuple[bool, str]:
     from verifier.math.sympy_backend import values_eq
 
     parsed = _numbers_in(p)
-    for lit in _LITERAL_RE.findall(_SCRIPT_RE.sub(" ", pred_tex)):
+    for lit in _LITERAL_RE.findall(_SUBSCRIPT_RE.sub(" ", pred_tex)):
         if abs(sp.Rational(lit)) not in parsed:
             return False, f"math-verify read only part of the prediction (lost {lit})"
+    if _DANGLING_OP_RE.search(pred_tex):
+        return False, "an operator with a missing side"
+    lost = _lost_name(pred_tex, p)
+    if lost is not None:
+        return False, f"math-verify read only part of the prediction (lost {lost})"
     g_expr, p_expr = isinstance(g, sp.Expr), isinstance(p, sp.Expr)
     if p_expr and REL_RE.search(pred_tex) and not REL_RE.search(gold_tex):
         return False, "math-verify dropped a relation of the prediction"
