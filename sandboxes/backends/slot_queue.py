@@ -31,6 +31,7 @@ import contextvars
 import heapq
 import itertools
 import logging
+import time
 from collections import deque
 from typing import Generic, TypeVar
 
@@ -144,9 +145,35 @@ class SlotQueue(Generic[T]):
         return self._out(slot)
 
 
+# Slot time each batch's finished runs took (batch number -> [seconds, runs]), charged by
+# ``sandboxes.runner.batching`` after every run and forgotten when the batch ends. A batch
+# whose runs take a second or more each (sleeping, flooding or timing-out programs) yields
+# to its owner's other batches: a hostile review's correct submissions, listed after six
+# sleeping ones in one verify_batch request, waited past the request's deadline.
+_BATCH_TIME: dict[int, list[float]] = {}
+SLOW_RUN_S = 1.0
+
+
+def charge_run(batch: int, seconds: float) -> None:
+    spent = _BATCH_TIME.setdefault(batch, [0.0, 0])
+    spent[0] += seconds
+    spent[1] += 1
+
+
+def forget_batch(batch: int) -> None:
+    _BATCH_TIME.pop(batch, None)
+
+
+def _slow(order: tuple[int, ...]) -> bool:
+    spent = _BATCH_TIME.get(order[1]) if len(order) > 1 else None
+    return bool(spent and spent[1] and spent[0] / spent[1] >= SLOW_RUN_S)
+
+
 class PriorityGate:
     """At most ``permits`` runs in flight on a backend: the next permit goes to the owner with
-    the fewest runs in flight, and among equals to the best run by ``RUN_ORDER``.
+    the fewest runs in flight, then to the owner that has held the slots for the least time,
+    then within one owner to a batch whose runs are quick (``_slow``), and among equals to
+    the best run by ``RUN_ORDER``.
 
     A per-batch semaphore cannot do this: a run of batch A frees its permit only after its
     slot went back, and by then the slot has gone to whichever run was waiting, usually
@@ -156,16 +183,52 @@ class PriorityGate:
     another client's quick runs wait for all of them, only for the next slot to come free
     (red team: a correct submission waited 119 s behind six sleeping ones of another client).
     One owner alone: its oldest batch first, as before.
+
+    Slot time, not run count, decides between owners with equal runs in flight: an owner's
+    runs that each hold a slot for seconds (sleepers) count for what they hold, so a client
+    that splits sleeping submissions over many invented client ids cannot rank ahead of a
+    quick client run after run (hostile review: 119.5 s for a correct submission behind six
+    sleepers under six ids). An owner that comes back starts from the least slot time among
+    the owners holding slots now (no credit saved while idle), as in start-time fair queuing.
     """
 
-    def __init__(self, permits: int):
+    _FORGET_AT = 4096
+
+    def __init__(self, permits: int, clock=time.monotonic):
         self._free = max(1, permits)
         self._waiters: list[tuple[tuple[int, ...], int, str, asyncio.Future]] = []
         self._tie = itertools.count()
         self._held: dict[str, int] = {}  # owner -> permits held
+        self._clock = clock
+        self._used: dict[str, float] = {}  # owner -> slot-seconds held, up to _since
+        self._since: dict[str, float] = {}
+
+    def _service(self, owner: str, now: float) -> float:
+        used = self._used.get(owner, 0.0)
+        held = self._held.get(owner, 0)
+        return used + held * (now - self._since[owner]) if held else used
+
+    def _floor(self, now: float) -> float:
+        """The least slot time among owners holding slots (0.0 when none does)."""
+        return min((self._service(o, now) for o in self._held), default=0.0)
+
+    def _rank(self, owner: str, now: float, floor: float) -> float:
+        return max(self._service(owner, now), floor)
+
+    def _settle(self, owner: str, now: float) -> None:
+        self._used[owner] = self._service(owner, now)
+        self._since[owner] = now
 
     def _take(self, owner: str) -> None:
+        now = self._clock()
+        if not self._held.get(owner):
+            self._used[owner] = self._rank(owner, now, self._floor(now))
+        self._settle(owner, now)
         self._held[owner] = self._held.get(owner, 0) + 1
+        if len(self._used) > self._FORGET_AT:  # idle owners at or below the floor start from it anyway
+            floor = self._floor(now)
+            self._used = {o: u for o, u in self._used.items() if o in self._held or u > floor}
+            self._since = {o: t for o, t in self._since.items() if o in self._used}
 
     async def acquire(self) -> None:
         order, owner = _arrival_order(), SHARE_KEY.get()
@@ -185,6 +248,9 @@ class PriorityGate:
 
     def release(self) -> None:
         owner = SHARE_KEY.get()  # the releasing task's: the owner that held this permit
+        now = self._clock()
+        if owner in self._since:
+            self._settle(owner, now)
         left = self._held.get(owner, 0) - 1
         if left > 0:
             self._held[owner] = left
@@ -194,7 +260,9 @@ class PriorityGate:
         if not self._waiters:
             self._free += 1
             return
-        best = min(self._waiters, key=lambda w: (self._held.get(w[2], 0), w[0], w[1]))
+        floor = self._floor(now)
+        best = min(self._waiters, key=lambda w: (self._held.get(w[2], 0), self._rank(w[2], now, floor),
+                                                 _slow(w[0]), w[0], w[1]))
         self._waiters.remove(best)
         self._take(best[2])
         CLOCK.served(best[0])

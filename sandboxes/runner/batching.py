@@ -18,9 +18,10 @@ and this module applies the batch semantics the same way for all of them:
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 
-from sandboxes.backends.slot_queue import RUN_ORDER, PriorityGate, batch_order
+from sandboxes.backends.slot_queue import RUN_ORDER, PriorityGate, batch_order, charge_run, forget_batch
 from sandboxes.types import (Artifact, Batch, BatchResult, CompileResult, RunResult, RunSpec,
                              Source, Status)
 
@@ -46,6 +47,7 @@ async def run_batch(batch: Batch, *, compile_fn: CompileFn, run_fn: RunFn, capac
         return await _compile_and_run(batch, compile_fn, run_fn, capacity, program_bytes,
                                       output_store, backend, gate, tag, seq, permit)
     finally:
+        forget_batch(seq)
         if permit[0]:
             gate.release()
 
@@ -92,10 +94,12 @@ async def _compile_and_run(batch, compile_fn, run_fn, capacity, program_bytes, o
                 f = first_failure[0]
                 results[i] = skipped(spec, f.status, f"skipped: run {f.id!r} was {f.status.value}")
                 return
+            began = time.monotonic()
             try:
                 res = await run_fn(artifact, data, spec)
             except Exception as exc:  # noqa: BLE001 - a backend bug is an IE, never a verdict
                 res = RunResult(id=spec.id, status=Status.IE, message=f"backend failed: {type(exc).__name__}: {exc}")
+            charge_run(seq, time.monotonic() - began)  # slow batches yield to their owner's others
             if batch.output_to_store and res.stdout is not None and res.status != Status.IE:
                 res = await _store_output(res, output_store)
             results[i] = res

@@ -206,3 +206,116 @@ async def test_a_quick_owner_waits_for_one_slot_not_for_a_slow_owners_backlog():
     quick = [asyncio.create_task(run("b", f"B{i}", 1)) for i in range(6)]
     await asyncio.gather(*slow, *quick)
     assert started.index("A3") > max(started.index(f"B{i}") for i in range(6)), started
+
+
+class _Clock:
+    def __init__(self):
+        self.t = 0.0
+
+    def __call__(self):
+        return self.t
+
+
+async def test_slot_time_not_run_count_ranks_owners():
+    """Hostile review: six sleeping submissions under six invented client ids ranked ahead of
+    a quick client run after run (equal runs in flight, older batches), and a correct
+    submission waited 119.5 s. Ranked by the slot time each owner has held, the quick owner's
+    run goes first as soon as a slot frees, whatever the arrival order."""
+    from sandboxes.backends.slot_queue import SHARE_KEY, PriorityGate, RUN_ORDER
+
+    clock = _Clock()
+    gate = PriorityGate(1, clock=clock)
+    started: list[str] = []
+    go = {}
+
+    async def run(owner: str, name: str, order: tuple[int, int, int], hold: float):
+        SHARE_KEY.set(owner)
+        RUN_ORDER.set(order)
+        async with gate:
+            started.append(name)
+            ev = go.setdefault(name, asyncio.Event())
+            await ev.wait()
+            clock.t += hold
+
+    first = asyncio.create_task(run("s1", "S1a", (0, 0, 0), 10.0))
+    await asyncio.sleep(0)
+    # s1 has held the slot 10 s when it frees; a sleeper s2 (older) and quick q (newer) wait
+    s2 = asyncio.create_task(run("s2", "S2a", (1, 1, 0), 10.0))
+    q = asyncio.create_task(run("q", "Qa", (2, 2, 0), 0.001))
+    s1b = asyncio.create_task(run("s1", "S1b", (3, 0, 1), 10.0))
+    await asyncio.sleep(0)
+    go["S1a"].set()
+    for _ in range(10):
+        await asyncio.sleep(0)
+    # s2 and q have held nothing: equal rank, arrival decides (s2 older); s1 has 10 s: last
+    assert started == ["S1a", "S2a"], started
+    go["S2a"].set()
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert started == ["S1a", "S2a", "Qa"], started  # q (0 s) before s1 (10 s)
+    go["Qa"].set()
+    for _ in range(10):
+        await asyncio.sleep(0)
+    go["S1b"].set()
+    await asyncio.gather(first, s2, q, s1b)
+    assert started == ["S1a", "S2a", "Qa", "S1b"], started
+
+
+async def test_a_returning_owner_starts_from_the_least_slot_time_held_now():
+    from sandboxes.backends.slot_queue import SHARE_KEY, PriorityGate
+
+    clock = _Clock()
+    gate = PriorityGate(2, clock=clock)
+
+    async def hold(owner: str, seconds: float):
+        SHARE_KEY.set(owner)
+        async with gate:
+            clock.t += seconds
+
+    await hold("a", 100.0)  # a alone for 100 s, then idle
+    SHARE_KEY.set("b")
+    await gate.acquire()  # b holds a slot from t = 100
+    clock.t += 5.0
+    SHARE_KEY.set("a")
+    await gate.acquire()  # a returns: b has held 5 s, a 100 s: a keeps its 100
+    assert gate._service("a", clock.t) == 100.0
+    gate.release()
+    SHARE_KEY.set("c")
+    await gate.acquire()  # c is new: it starts at b's 5 s, not at 0 (no credit for absence)
+    assert gate._service("c", clock.t) == 5.0
+    gate.release()
+    SHARE_KEY.set("b")
+    gate.release()
+
+
+async def test_within_one_owner_a_batch_of_slow_runs_yields_to_quick_ones():
+    """One verify_batch request of six sleeping and two correct submissions: the correct
+    ones no longer wait for every sleeper's every test (they were past the deadline)."""
+    from sandboxes.backends.slot_queue import SHARE_KEY, PriorityGate, charge_run, forget_batch
+    from sandboxes.backends.slot_queue import RUN_ORDER
+
+    gate = PriorityGate(1)
+    started: list[str] = []
+    release_hold = asyncio.Event()
+
+    async def run(name: str, order: tuple[int, int, int]):
+        SHARE_KEY.set("rl")
+        RUN_ORDER.set(order)
+        async with gate:
+            started.append(name)
+            if name == "hold":
+                await release_hold.wait()
+
+    charge_run(101, 6.0)  # batch 101 already ran one 6 s test: slow
+    try:
+        tasks = [asyncio.create_task(run("hold", (0, 100, 0)))]
+        await asyncio.sleep(0)
+        tasks += [asyncio.create_task(run("slow-2nd-test", (1, 101, 1))),
+                  asyncio.create_task(run("quick", (5, 105, 0)))]
+        for _ in range(5):
+            await asyncio.sleep(0)
+        release_hold.set()
+        await asyncio.gather(*tasks)
+        assert started == ["hold", "quick", "slow-2nd-test"], started
+    finally:
+        forget_batch(101)

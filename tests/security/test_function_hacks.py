@@ -580,3 +580,21 @@ def test_class_solution_is_judged_by_calling_the_method(fn):
     verdict, verdicts = fn.overall("secret-taco", "class Solution:\n    def answer(self):\n"
                                    "        return 'fnsecret-' + '0' * 24\n")
     assert verdict == Verdict.WA, verdicts
+
+
+SLEEPER = r'''
+import time
+
+def add(a, b):
+    time.sleep(3600)
+'''
+
+
+def test_a_sleeping_candidate_is_stopped_by_the_harness_wall_budget(fn):
+    """A candidate that sleeps uses no CPU, so only wall time stops it. The harness stops
+    waiting after the stdio rule's wall limit (3x the CPU limit, at least +2 s) and says so;
+    before, the run's own wall limit (3x the harness's 2T+1 s) held the slot (a hostile
+    review pushed a batch's correct submissions past its deadline with sleepers)."""
+    verdicts = _attack(fn, "add", SLEEPER, {Verdict.TLE})
+    assert "did not answer" in verdicts[0].message, verdicts[0]
+    assert len(verdicts) == 2 and all(v.verdict == Verdict.TLE for v in verdicts), verdicts

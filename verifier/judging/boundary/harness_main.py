@@ -16,6 +16,7 @@ import os as _os
 import select as _select
 import signal as _signal
 import sys as _sys
+import time as _time
 import zlib as _zlib
 
 _EXIT_AC, _EXIT_VERDICT = 0, 100
@@ -81,6 +82,12 @@ class _Channel:
         self.next_ref = 0
         self.poller = _select.poll()
         self.poller.register(rep_r, _select.POLLIN)
+        # Wall time spent waiting for the candidate's replies, and its budget: the same rule
+        # as a stdio program's (3x the CPU limit, at least 2 s more). Without it a candidate
+        # that sleeps or blocks held its slot for the whole run's wall limit (15 s a test at
+        # 2 s: a hostile review pushed correct submissions of a batch past its deadline).
+        self.waited = 0.0
+        self.wall_limit = max(3 * cpu_limit, cpu_limit + 2)
 
     # -- the candidate's process -------------------------------------------------------
     def limit(self):
@@ -151,9 +158,15 @@ class _Channel:
     def _read(self, n):
         buf = bytearray()
         while len(buf) < n:
-            if not self.poller.poll(_CPU_TICK_MS):
+            t0 = _time.monotonic()
+            ready = self.poller.poll(_CPU_TICK_MS)
+            self.waited += _time.monotonic() - t0
+            if not ready:
                 if self.over_limit():
                     self.fail("TLE", f"CPU time limit {self.cpu_limit:g} s exceeded")
+                if self.waited > self.wall_limit:
+                    self.fail("TLE", f"wall time limit {self.wall_limit:g} s exceeded "
+                                     "(the candidate did not answer: blocked or sleeping)")
                 continue
             try:
                 chunk = _os.read(self.rep_r, min(n - len(buf), 1 << 20))
