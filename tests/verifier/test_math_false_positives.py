@@ -257,3 +257,9 @@ def test_base_subscripts_need_digits(gold, pred, equal):
 ])
 def test_more_words_that_change_the_value(pred):
     assert verdict("5", f"The answer is {pred}.").equivalent is False
+
+
+def test_infinity_to_the_power_zero_is_indeterminate():
+    assert verdict("1", r"\boxed{\infty^0}").equivalent is False
+    assert verdict("1", r"\boxed{(-\infty)^{0}}").equivalent is False
+    assert verdict("1", r"\boxed{2^0}").equivalent is True

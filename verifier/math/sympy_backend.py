@@ -61,7 +61,10 @@ def to_sympy(node: list):
     if tag == "div":
         return to_sympy(node[1]) / to_sympy(node[2])
     if tag == "pow":
-        return sp.Pow(to_sympy(node[1]), to_sympy(node[2]))
+        base, exp = to_sympy(node[1]), to_sympy(node[2])
+        if exp == 0 and getattr(base, "is_infinite", False):
+            return sp.nan  # \infty^0 is indeterminate (sympy calls it 1: paid for a gold 1)
+        return sp.Pow(base, exp)
     if tag == "fact":
         return sp.factorial(to_sympy(node[1]))
     if tag == "pct":
