@@ -126,19 +126,35 @@ _GAP_WORDS = {"and", "or", "vs", "versus"}
 # pattern run over the whole line: a policy can pad with any amount of spacing (a regex
 # with two stars over the spaces before a box took 109 s for 200 KB of them: hostile review).
 # what typesets as nothing around a box: spacing, math-mode delimiters
-_INVISIBLE_TOKENS = ("\\qquad", "\\quad", "\\,", "\\;", "\\:", "\\!", "\\ ", "\\(", "\\[", "$", "~")
-_INVISIBLE_RUN_RE = re.compile(r"(?:\s++|\\(?:qquad|quad|[,;:! ])|\\[)\]]|[$~])*+")
+_INVISIBLE_TOKENS = ("\\qquad", "\\quad", "\\,", "\\;", "\\:", "\\!", "\\ ", "\\(", "\\[", "**", "$", "~")
+_INVISIBLE_RUN_RE = re.compile(r"(?:\s++|\\(?:qquad|quad|[,;:! ])|\\[)\]]|\*\*|[$~])*+")
+_MATH_SPACING_RE = re.compile(r"\\(?:qquad|quad|[,;:!])")
+_GREEK_NAMES = ("alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|iota|kappa|lambda|mu|nu|xi|"
+                "rho|sigma|tau|upsilon|phi|varphi|chi|psi|omega|Gamma|Delta|Theta|Lambda|Sigma|Phi|Psi|Omega")
 # notation before a box that makes it an operand, whatever spacing lies between
 _OPERAND_BEFORE_RE = re.compile(
-    r"(?:\S\s*+(?:[-+/]|(?<!\*)\*|\\(?:pm|mp|cdot|times|div))|[\d^_{]|\d\.|[<>]"
-    r"|\\(?:neq?|leq?|geq?|lt|gt|leqslant|geqslant|not|notin|pi|sqrt|frac|dfrac|tfrac"
-    r"|cdot|times|div|pm|mp)|(?<![A-Za-z\\])(?:not|never)|n't)$")
+    r"(?:\S\s*+(?:[-+/×·÷]|(?<!\*)\*|\\(?:pm|mp|cdot|times|div|ast))|[−±∓√∛∜]|[\d^_{|]|\d\.|[<>≠≤≥∝≡]"
+    r"|\\left\s*+[(\[|]|[-+−±]\s*+\(|\\sqrt\s*+\[|&[a-z]++;"
+    r"|\\(?:neq?|leq?|geq?|lt|gt|leqslant|geqslant|not|notin|lnot|neg|propto|equiv|sim|cong|pi|sqrt"
+    r"|frac|dfrac|tfrac|cdot|times|div|pm|mp|ast|log|ln|lg|exp|sin|cos|tan|sec|csc|cot|arcsin|arccos"
+    r"|arctan|sinh|cosh|tanh|lfloor|lceil|lvert|vert|binom|sum|prod|int|lim|max|min|gcd|lcm|det|"
+    + _GREEK_NAMES + r"))$")
+# words right before a box that negate it or change its value ("not \boxed{3}", "minus \boxed{3}")
+_WORD_BEFORE = {"not", "never", "cannot", "can't", "hardly", "nor", "isn't", "wasn't", "aren't", "no",
+                "negative", "minus", "over", "twice", "thrice", "double", "triple", "half", "than",
+                "least", "most", "except", "from", "of", "root", "inverse", "reciprocal", "under",
+                "below", "above", "nearly", "almost", "without", "besides", "excluding", "unlike"}
 # notation after a box that makes it an operand, whatever spacing lies between
 _OPERAND_AFTER_RE = re.compile(
-    r"\d|\.\d|,\d{3}|[-+*/^_]\s*+(?:\d|\\(?!circ)|\(|\{(?!\s*+\\circ))|\\(?:cdot|times|div)(?![a-zA-Z])"
-    r"|\\(?:sqrt|frac|dfrac|tfrac|pi|sin|cos|tan|log|ln|exp|binom)(?![a-zA-Z])|!(?![\s.,;:?!]|$)"
-    r"|\s*+(?:\\right\s*+)?[)}\]]\s*+(?:[\^_!]|\\(?:cdot|times|div)(?![a-zA-Z])|[-+*/]\s*+[\d(\\])")
+    r"\d|\.\d|,\d{3}|[-+*/^_]\s*+(?:\d|\\(?!circ)|\(|\{(?!\s*+\\circ))|\\(?:cdot|times|div|ast)(?![a-zA-Z])"
+    r"|\\(?:sqrt|frac|dfrac|tfrac|pi|sin|cos|tan|log|ln|exp|binom|bmod|mod|pmod|choose|over|atop"
+    r"|textsuperscript|cdots|ldots|dots|overline)(?![a-zA-Z])|!(?![\s.,;:?]|$)|!!"
+    r"|[×·÷⁄∗²³¹⁰⁴⁵⁶⁷⁸⁹½¼¾⅓⅔⅛…<>≠≤≥]|\.\.\.|\{\s*+\}\s*+[\^_]|&[a-z]++;"
+    r"|\s*+(?:\\right\s*+)?[)}\]|]\s*+(?:[\^_!]|\\(?:cdot|times|div)(?![a-zA-Z])|[-+*/]\s*+[\d(\\])")
+# words after a box that continue the sentence, not the number ("\boxed{3} and we are done")
+_SENTENCE_GOES_ON = {"and", "to", "of", "by", "at", "in", "for", "as"}
 _NEAR = 64  # characters next to a box that decide, after trimming what typesets as nothing
+_TEXT_GROUP_END_RE = re.compile(r"\\(?:text|textbf|textit|textrm|mathrm|mathbf|mbox|textnormal)\s*+\{[^{}]*+\}$")
 
 
 def _trim_back(text: str, lo: int, i: int) -> int:
@@ -157,25 +173,67 @@ def _trim_back(text: str, lo: int, i: int) -> int:
     return i
 
 
+def _last_words(near: str, n: int = 2) -> list[str]:
+    """The last ``n`` words of ``near`` (lower case), markdown, quotes and brackets aside."""
+    return [w.lower() for w in re.findall(r"[A-Za-z']+", near[-48:])[-n:]]
+
+
+_NEGATIONS = {"not", "never", "cannot", "can't", "hardly", "nor", "isn't", "wasn't", "aren't", "no"}
+_COPULAS = {"be", "is", "was", "equal", "equals", "being"}
+
+
+def _negated_before(text: str, start: int) -> bool:
+    """Does a negation stand right before ``start`` ("not \\boxed{3}", "It cannot be $3$",
+    "not\n\\boxed{3}"), or an "or" that makes it the second of two answers?"""
+    i = _trim_back(text, 0, start)
+    words = _last_words(text[max(0, i - 48):i], 2)
+    if not words:
+        return False
+    if words[-1] in _NEGATIONS or words[-1] == "or":
+        return True
+    return len(words) == 2 and words[0] in _NEGATIONS and words[-1] in _COPULAS
+
+
 def _attached(text: str, line_start: int, start: int, end: int) -> bool:
     r"""Is the box text[start:end] an operand of notation right before or after it?
-    (-\boxed{3}, \frac{1}{\boxed{3}}, x > \boxed{3}, "not \boxed{3}", \boxed{3}.5, \boxed{2}\pi;
-    a policy once padded 200 KB of spaces before a box to stall a backtracking pattern.)"""
+    (-\boxed{3}, \frac{1}{\boxed{3}}, x > \boxed{3}, "not \boxed{3}", \boxed{3}.5, \boxed{2}\pi,
+    \boxed{3} thousand; a policy once padded 200 KB of spaces before a box to stall a
+    backtracking pattern: everything here looks at a bounded neighbourhood.)"""
+    from verifier.math.normalize import changes_value
+
+    if _negated_before(text, start):
+        return True
     i = _trim_back(text, line_start, start)
     near = text[max(line_start, i - _NEAR):i]
     if re.fullmatch(r"\s*(?:\$|\\[(\[])?\s*-", near) and i - _NEAR <= line_start:
-        if i == start or text[i:start].strip("$") == "":
-            return True  # -\boxed{3}, $-\boxed{3}$ (a bullet "- \boxed{3}" is fine)
+        if not re.search(r"\s", text[i:start]):
+            return True  # -\boxed{3}, $-\boxed{3}$, -**\boxed{3}** (a bullet "- \boxed{3}" is fine)
     elif near:
         if _OPERAND_BEFORE_RE.search(near):
             return True
-        if i == start and re.search(r"(?<![A-Za-z\\])[A-Za-z]$", near):
-            return True  # x\boxed{3} is 3x
+        if i == start and re.search(r"(?<![A-Za-z\\])[A-Za-z]$|[\dA-Za-z)]\($", near):
+            return True  # x\boxed{3} is 3x, 2(\boxed{3}) is 6
+        if near.endswith("}") and not _TEXT_GROUP_END_RE.search(near):
+            return True  # \frac{1}{2}\boxed{3}, x^{2}\boxed{3}: a factor
+        words = _last_words(near, 1)
+        if words and words[0] in _WORD_BEFORE:
+            return True  # "not \boxed{3}", "It is NOT **\boxed{3}**", "minus \boxed{3}"
     j = _INVISIBLE_RUN_RE.match(text, end).end()
     rest = text[j:j + _NEAR]
     if _OPERAND_AFTER_RE.match(rest):
         return True
-    return j == end and bool(rest[:1]) and (rest[0].isalpha() or rest[0] in "([{")  # \boxed{3}x
+    if not rest[:1]:
+        return False
+    wrapped = re.match(r"\\(?:text|mathrm|mbox|textrm)\s*+\{\s*+([A-Za-z]+)", rest)
+    if wrapped and changes_value(wrapped.group(1)):
+        return True  # \boxed{3} \text{ thousand}
+    if rest[0].isalpha() or rest[0] in "([{":
+        if j == end or _MATH_SPACING_RE.search(text, end, j):
+            return True  # \boxed{3}x, \boxed{3}\, x, \boxed{3}(x+1): glued to what follows
+        word = re.match(r"[A-Za-z]+", rest)
+        if word and word.group(0).lower() not in _SENTENCE_GOES_ON and changes_value(word.group(0)):
+            return True  # \boxed{3} thousand, \boxed{3} squared, \boxed{0.3} repeating
+    return False
 
 
 def _glued(between: str) -> bool:
@@ -252,7 +310,9 @@ def _clean_phrase_answer(raw: str) -> str:
 _REVISION_RE = re.compile(
     r"\b(?:actually|wait|hmm+|oops|correction|mistake|wrong|instead|rather|scratch|"
     r"reconsider|re-?check|second thought|I mean|no,|or|maybe|perhaps|possibly|probably|"
-    r"alternatively|unless|otherwise|either|could|might|sorry|never\s*mind|my bad)\b", re.IGNORECASE)
+    r"alternatively|unless|otherwise|either|could|might|sorry|never\s*mind|my bad|I meant|make that|"
+    r"recheck(?:ing)?|redo(?:ing)?|recount(?:ing)?)\b|→|⇒|=>|->|\\to\b|\\(?:Right|right|long)arrow",
+    re.IGNORECASE)
 # after a revision word, "it is X" / "the answer is X" in words: another answer (hostile
 # review: "The answer is 3. Actually, it is four." and "red. Wait, it is blue." were paid)
 _WORD_CLAIM_RE = re.compile(r"\b(?:it|that|the\s+(?:final\s+)?answer|this)\s*+(?:is|'s|should\s+be|must\s+be|was)"
@@ -285,6 +345,10 @@ def _revised(ans: str, after_phrase: str) -> bool:
         return False
     if revision:
         return True
+    for content, _, _ in math_spans(rest.lstrip("$"), positions=True):  # "The answer is $3$.\n\n$4$"
+        value = content.strip()
+        if re.fullmatch(r"-?\d[\d,]*(?:\.\d+)?", value) and value != ans.strip().strip("$").strip():
+            return True
     return any(m.group(1).rstrip(".,") != ans.strip() for m in _CLAIM_RE.finditer(rest))
 
 
@@ -314,7 +378,7 @@ def _closers(text: str, closer: str, escapable: bool) -> list[int]:
     return out
 
 
-def math_spans(text: str) -> list[str]:
+def math_spans(text: str, positions: bool = False) -> list:
     """The contents of the math spans ``$$...$$``, ``$...$``, ``\\(...\\)``, ``\\[...\\]``, left
     to right, each the shortest non-empty one from its opener (an unescaped ``$`` for ``$``).
 
@@ -341,16 +405,28 @@ def math_spans(text: str) -> list[str]:
                 continue
             k = bisect.bisect_left(at, i + len(opener) + 1)  # the content is not empty
             if k < len(at):
-                spans.append(text[i + len(opener) : at[k]])
+                content = text[i + len(opener) : at[k]]
                 end = at[k] + len(close)
+                spans.append((content, i, end) if positions else content)
                 break
         i = end if end is not None else i + 1
     return spans
 
 
+_DISOWNED_AFTER_RE = re.compile(r"[\s.,;:]*+(?:is|was|would\s+be)\s++(?:not|incorrect|wrong|false|impossible)\b",
+                                re.IGNORECASE)
+
+
 def _last_math_span(text: str) -> str | None:
-    spans = [s.strip() for s in math_spans(text) if s.strip()]
-    return spans[-1] if spans else None
+    """The last non-empty math span, unless it is negated or the second of two answers
+    ("It is not $3$.", "$4$, not $3$", "$4$ or $3$", "$3$ is incorrect": a third review)."""
+    spans = [s for s in math_spans(text, positions=True) if s[0].strip()]
+    if not spans:
+        return None
+    content, start, end = spans[-1]
+    if _negated_before(text, start) or _DISOWNED_AFTER_RE.match(text, end, end + 64):
+        return None
+    return content.strip()
 
 
 def extract_answer(text: str, require_box: bool = False) -> str | None:
@@ -365,7 +441,10 @@ def extract_answer(text: str, require_box: bool = False) -> str | None:
     text = _BOLD_RE.sub("", text)
     gsm = list(_GSM_RE.finditer(text))
     if gsm:
-        return _clean_phrase_answer(gsm[-1].group(1))
+        ans = _clean_phrase_answer(gsm[-1].group(1))
+        if ans and _revised(ans, text[gsm[-1].start(1):]):
+            return None  # "#### 3\nWait, actually it is 4.": the revision rule of phrases
+        return ans
     phrases = list(_PHRASE_RE.finditer(text))
     if phrases:
         rest = text[phrases[-1].end() :]
@@ -396,5 +475,8 @@ def extract_gold(text: str) -> str:
         return _join([b[2] for b in boxes])
     gsm = list(_GSM_RE.finditer(text))
     if gsm:
-        return _clean_phrase_answer(gsm[-1].group(1))
+        ans = _clean_phrase_answer(gsm[-1].group(1))
+        if ans and _revised(ans, text[gsm[-1].start(1):]):
+            return None  # "#### 3\nWait, actually it is 4.": the revision rule of phrases
+        return ans
     return text.strip()

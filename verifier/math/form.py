@@ -24,6 +24,7 @@ have the gold's form (unless its normalised text is the gold's).
 """
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from math import factorial, gcd, isqrt
 
@@ -224,8 +225,11 @@ def _undone_arithmetic(node: list) -> str | None:
 def form_matches(gold: str, pred: str) -> tuple[bool, str]:
     """(same form, why not) for two answers already known to be equal in value."""
     g_norm, p_norm = normalize(gold), normalize(pred)
-    if g_norm == p_norm:
+    if g_norm == p_norm and not (_DECIMAL_RE.search(pred) and not _DECIMAL_RE.search(gold)):
         return True, ""
+    if _DECIMAL_RE.search(pred) and not _DECIMAL_RE.search(gold):
+        # 0.91\overline{6} for \frac{11}{12}: normalising made it the fraction (third review)
+        return False, "a decimal where the answer is not one"
     try:
         g = _strip_sign(parse(g_norm))
     except ParseError:
@@ -247,4 +251,44 @@ def form_matches(gold: str, pred: str) -> tuple[bool, str]:
         undone = _undone_arithmetic(p)
         if undone is not None:
             return False, f"arithmetic on numbers left undone ({undone})"
+    if _roots_in_a_product(p) > _roots_in_a_product(g):
+        return False, "roots left to combine"  # \sqrt{2}\sqrt{6} for 2\sqrt{3}
+    if g[0] == "add" and all(_monomial(t) is not None for t in g[1]):
+        # an expanded polynomial: the answer must be one too, like terms combined
+        # (x(x+2)+1, x^2+2x^2+2 for 3x^2+2: third review)
+        sigs = [_monomial(t) for t in p[1]]
+        if any(sig is None for sig in sigs) or len(set(sigs)) != len(sigs) or len(sigs) != len(g[1]):
+            return False, "not expanded with like terms combined"
     return True, ""
+
+
+_DECIMAL_RE = re.compile(r"\d\.\d|\.\d|\\overline|\d\.\(")
+
+
+def _roots_in_a_product(node) -> int:
+    """Most square roots (or n-th roots) multiplied together anywhere in ``node``."""
+    if not isinstance(node, list) or not node or not isinstance(node[0], str):
+        return 0
+    best = 0
+    if node[0] == "mul":
+        best = sum(1 for f in node[1] if _strip_sign(f)[0] == "func" and _strip_sign(f)[1] == "sqrt"
+                   or (_strip_sign(f)[0] == "pow" and _strip_sign(f)[2][0] == "div"))
+    return max([best] + [_roots_in_a_product(k) for k in _children(node)])
+
+
+def _monomial(node) -> tuple | None:
+    """The variables and powers of a term that is a number times powers of variables, or None."""
+    node = _strip_sign(node)
+    factors = node[1] if node[0] == "mul" else [node]
+    powers: dict[str, int] = {}
+    for f in factors:
+        f = _strip_sign(f)
+        if f[0] == "num" or (f[0] == "div" and _int(f[1]) is not None and _int(f[2]) is not None):
+            continue
+        if f[0] == "sym":
+            powers[f[1]] = powers.get(f[1], 0) + 1
+        elif f[0] == "pow" and f[1][0] == "sym" and _int(f[2]) is not None and _int(f[2]) > 0:
+            powers[f[1][1]] = powers.get(f[1][1], 0) + _int(f[2])
+        else:
+            return None
+    return tuple(sorted(powers.items()))

@@ -29,7 +29,7 @@ from verifier.math.extract import _brace_pairs
 _UNICODE = {
     "−": "-", "–": "-", "×": "\\times ", "·": "\\cdot ", "÷": "\\div ", "π": "\\pi ",
     "∞": "\\infty ", "≤": "\\le ", "≥": "\\ge ", "≠": "\\ne ", "√": "\\sqrt ", "∪": "\\cup ",
-    "°": "^\\circ", "…": "", "\u00a0": " ", "\u2009": " ", "\u202f": " ",
+    "°": "^\\circ", "…": "\\ldots ", "\u00a0": " ", "\u2009": " ", "\u202f": " ",
     # more minus signs, superscript powers, vulgar fractions, invisible characters
     "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2212": "-", "\ufe63": "-", "\uff0d": "-",
     "²": "^{2}", "³": "^{3}", "¹": "^{1}", "⁰": "^{0}", "⁴": "^{4}", "⁵": "^{5}", "⁶": "^{6}",
@@ -169,7 +169,10 @@ _NOT_UNIT_WORDS = {
     "ppm", "ppb", "ppt", "basis", "bp", "bps", "permille", "mille", "pct", "percents",
     # a second review's: more scale words and bounds (each was paid for the bare number)
     "tens", "myriad", "myriads", "grand", "googol", "googols", "googolplex", "bn", "mn", "mil",
-    "minimum", "maximum", "min", "max", "upwards", "upward", "onwards", "ish", "odd"}
+    "minimum", "maximum", "min", "max", "upwards", "upward", "onwards", "ish", "odd",
+    # a third review's: abbreviations, foreign scale words, repeating marks, multipliers
+    "mln", "thou", "millones", "millon", "millón", "repeating", "recurring", "repeated",
+    "point", "fold"}
 
 
 # "5 twelfths", "5 millionths": an ordinal after a number makes a fraction of it ("seconds"
@@ -185,7 +188,13 @@ _ILLION_RE = re.compile(r"[a-z]*illions?")
 
 def _changes_value(word: str) -> bool:
     w = word.lower()
-    return w in _NOT_UNIT_WORDS or bool(_ORDINAL_RE.fullmatch(w) or _ILLION_RE.fullmatch(w))
+    if "-" in w:  # "thousand-odd", "million-plus": any part
+        return any(_changes_value(part) for part in w.split("-") if part)
+    return (w in _NOT_UNIT_WORDS or w.endswith("fold") or bool(_ORDINAL_RE.fullmatch(w)
+                                                                 or _ILLION_RE.fullmatch(w)))
+
+
+changes_value = _changes_value  # for the box-operand check in extract
 
 
 _NUMBER_WORDS = {w: str(i) for i, w in enumerate(
@@ -199,6 +208,7 @@ _SET_BUILDER_RE = re.compile(
     r"\s*+([A-Za-z])\s*+(?:\\in\s*+(?:\\mathbb\s*+\{?\s*+R\s*+\}?|\\R(?![a-zA-Z])|\\Re(?![a-zA-Z])|R)\s*+)?+"
     r"(?:\\mid(?![a-zA-Z])|\||:)")
 _INFIX_RE = re.compile(r"\\(over|choose)(?![a-zA-Z])")
+_PAREN_REPEAT_RE = re.compile(r"(?<![\d.])(-?\d*+)\.(\d*+)\((\d++)\)")
 _REPEATING_RE = re.compile(r"(?<!\d)(-?)(\d*+)\.(\d*+)\\overline\s*+\{(\d++)\}")
 
 
@@ -359,6 +369,7 @@ def normalize(s: str) -> str:
     s = strip_wrappers(s)
     s = _SCALE_WORD_RE.sub(_scale_word, plain_text(s)) if _SCALE_WORD_RE.fullmatch(plain_text(s)) else s
     s = re.sub(r"\\cfrac", r"\\frac", s)
+    s = _PAREN_REPEAT_RE.sub(r"\1.\2\\overline{\3}", s)  # 0.(3) is 0.333...: a repeating part
     s = _REPEATING_RE.sub(_repeating, s)
     word = re.sub(r"\\text\s*\{\s*([a-z]+)\s*\}", r"\1", s.strip().lower()).strip(" .")
     if word in _NUMBER_WORDS:  # "six" is 6 (never s*i*x)

@@ -62,6 +62,17 @@ _SUBSCRIPT_RE = re.compile(r"_(?:\{[^{}]*\}|\S)")
 _WRAPPED_WORD_RE = re.compile(r"\\(?:text|mathrm|mbox|textrm|operatorname)\s*\{\s*([A-Za-z]*)\s*\}")
 _DANGLING_OP_RE = re.compile(r"^\s*(?:\\(?:cup|cap|setminus|cdot|times|div|circ)(?![A-Za-z])|[*/^_])"
                              r"|(?:\\(?:cup|cap|setminus|cdot|times|div)|[-+*/^_])\s*$")
+_SCRIPT_GROUP_RE = re.compile(r"[_^]\s*+\{([^{}]*+)\}")
+
+
+def _no_operand(script: str) -> bool:
+    """A sub/superscript with nothing to read in it: ``3^{\\cap}``, ``3^{=}`` (math-verify
+    drops it and reads 3: a third review). Degrees and primes are marks, not operands."""
+    body = re.sub(r"\\(?:circ|prime)(?![A-Za-z])|'", "x", script)
+    body = re.sub(r"\\(?:cap|cup|setminus|pm|mp|times|cdot|div|ast|wedge|vee|left|right)(?![A-Za-z])", " ", body)
+    return not re.search(r"[A-Za-z0-9\\]", body)
+
+
 _COMMAND_RE = re.compile(r"\\([A-Za-z]+)")
 # what sympy calls a function or constant written as a LaTeX command
 _SYMPY_NAME = {"ln": "log", "arcsin": "asin", "arccos": "acos", "arctan": "atan", "infty": "oo",
@@ -136,7 +147,7 @@ def confirm(g, p, gold_tex: str, pred_tex: str) -> tuple[bool, str]:
     for lit in _LITERAL_RE.findall(_SUBSCRIPT_RE.sub(" ", pred_tex)):
         if abs(sp.Rational(lit)) not in parsed:
             return False, f"math-verify read only part of the prediction (lost {lit})"
-    if _DANGLING_OP_RE.search(pred_tex):
+    if _DANGLING_OP_RE.search(pred_tex) or any(_no_operand(m.group(1)) for m in _SCRIPT_GROUP_RE.finditer(pred_tex)):
         return False, "an operator with a missing side"
     lost = _lost_name(pred_tex, p)
     if lost is not None:
