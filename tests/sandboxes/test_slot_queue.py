@@ -262,30 +262,34 @@ async def test_slot_time_not_run_count_ranks_owners():
 
 
 async def test_a_returning_owner_starts_from_the_least_slot_time_held_now():
+    """No credit for time away, no debt beyond DEBT_CAP_S (a third review: a long-lived
+    client with hours of slot time lost every tie to new ids and ran into a 504), and an
+    idle gate forgets everyone."""
     from sandboxes.backends.slot_queue import SHARE_KEY, PriorityGate
 
     clock = _Clock()
-    gate = PriorityGate(2, clock=clock)
-
-    async def hold(owner: str, seconds: float):
-        SHARE_KEY.set(owner)
-        async with gate:
-            clock.t += seconds
-
-    await hold("a", 100.0)  # a alone for 100 s, then idle
-    SHARE_KEY.set("b")
-    await gate.acquire()  # b holds a slot from t = 100
-    clock.t += 5.0
+    gate = PriorityGate(3, clock=clock)
     SHARE_KEY.set("a")
-    await gate.acquire()  # a returns: b has held 5 s, a 100 s: a keeps its 100
-    assert gate._service("a", clock.t) == 100.0
+    await gate.acquire()
+    await gate.acquire()  # a holds two slots from t = 0
+    SHARE_KEY.set("b")
+    await gate.acquire()  # b one
+    clock.t = 100.0
+    SHARE_KEY.set("a")
     gate.release()
+    gate.release()  # a has held 200 slot-seconds, b 100
+    assert gate._service("a", clock.t) == 200.0
+    await gate.acquire()  # a returns at once: its debt is capped at b's 100 s + 30
+    assert gate._service("a", clock.t) == 100.0 + gate.DEBT_CAP_S
+    gate.release()
+    clock.t = 110.0
     SHARE_KEY.set("c")
-    await gate.acquire()  # c is new: it starts at b's 5 s, not at 0 (no credit for absence)
-    assert gate._service("c", clock.t) == 5.0
+    await gate.acquire()  # c is new: it starts at b's 110 s, not at 0 (no credit for absence)
+    assert gate._service("c", clock.t) == 110.0
     gate.release()
     SHARE_KEY.set("b")
-    gate.release()
+    gate.release()  # nobody holds a slot: everyone starts again from zero
+    assert gate._service("a", clock.t) == 0.0 and gate._service("b", clock.t) == 0.0
 
 
 async def test_within_one_owner_a_batch_of_slow_runs_yields_to_quick_ones():
