@@ -100,3 +100,8 @@ def test_an_answer_phrase_inside_its_own_text_group(text, answer):
 
 def test_a_closing_brace_after_a_phrase_outside_a_text_group_stays():
     assert extract_answer("Answer: }5") == "}5"
+
+
+def test_a_gold_is_taken_as_written_after_its_gsm_line():
+    # the revision rule is for predictions; a gold's text after #### never voids it
+    assert extract_gold("#### 72\nWait, actually check: it is 72 because 8 * 9 = 72.") == "72"

@@ -37,7 +37,8 @@ _PHRASE_RE = re.compile(
     re.IGNORECASE,
 )
 # the phrase stands inside a text group of its own: ``\textbf{Final Answer:} 5``
-_TEXT_OPEN_RE = re.compile(r"\\(?:text|textbf|textit|textrm|mathrm|mathbf|mbox)\s*+\{[^{}]*+$")
+_TEXT_CMD = r"\\(?:text|textbf|textit|textrm|mathrm|mathbf|mbox)"
+_TEXT_OPEN_RE = re.compile(_TEXT_CMD + r"\s*+\{[^{}]*+$")
 _DOLLAR_RE = re.compile(r"(?<!\\)\$")
 _GSM_RE = re.compile(r"####\s*(.+)")
 _PROSE_RE = re.compile(r"[A-Za-z]{3,}")
@@ -140,8 +141,8 @@ _OPERAND_BEFORE_RE = re.compile(
     r"|arctan|sinh|cosh|tanh|lfloor|lceil|lvert|vert|binom|sum|prod|int|lim|max|min|gcd|lcm|det|"
     + _GREEK_NAMES + r"))$")
 # words right before a box that negate it or change its value ("not \boxed{3}", "minus \boxed{3}")
-_WORD_BEFORE = {"not", "never", "cannot", "can't", "hardly", "nor", "isn't", "wasn't", "aren't", "no",
-                "negative", "minus", "over", "twice", "thrice", "double", "triple", "half", "than",
+# (negations are _negated_before's)
+_WORD_BEFORE = {"negative", "minus", "over", "twice", "thrice", "double", "triple", "half", "than",
                 "least", "most", "except", "from", "of", "root", "inverse", "reciprocal", "under",
                 "below", "above", "nearly", "almost", "without", "besides", "excluding", "unlike"}
 # notation after a box that makes it an operand, whatever spacing lies between
@@ -217,7 +218,7 @@ def _attached(text: str, line_start: int, start: int, end: int) -> bool:
             return True  # \frac{1}{2}\boxed{3}, x^{2}\boxed{3}: a factor
         words = _last_words(near, 1)
         if words and words[0] in _WORD_BEFORE:
-            return True  # "not \boxed{3}", "It is NOT **\boxed{3}**", "minus \boxed{3}"
+            return True  # "minus \boxed{3}", "twice \boxed{3}"
     j = _INVISIBLE_RUN_RE.match(text, end).end()
     rest = text[j:j + _NEAR]
     if _OPERAND_AFTER_RE.match(rest):
@@ -317,7 +318,7 @@ _REVISION_RE = re.compile(
 # review: "The answer is 3. Actually, it is four." and "red. Wait, it is blue." were paid)
 _WORD_CLAIM_RE = re.compile(r"\b(?:it|that|the\s+(?:final\s+)?answer|this)\s*+(?:is|'s|should\s+be|must\s+be|was)"
                             r"\s++(?!not\b)([A-Za-z][A-Za-z.'-]*+(?:\s++[A-Z][A-Za-z.'-]*+)?+)", re.IGNORECASE)
-_UNWRAP_TEXT_RE = re.compile(r"\\(?:text|textbf|textit|textrm|mathrm|mathbf|mbox)\s*+\{([^{}]*+)\}")
+_UNWRAP_TEXT_RE = re.compile(_TEXT_CMD + r"\s*+\{([^{}]*+)\}")
 # a phrase answer that is negated or conditional is no answer: "is not likely to be 3"
 _NEGATED_RE = re.compile(r"^(?:not|never|no\s+longer|unlikely|possibly|probably|perhaps|maybe)\b"
                          r"|\b(?:wrong|incorrect)\b", re.IGNORECASE)
@@ -475,8 +476,5 @@ def extract_gold(text: str) -> str:
         return _join([b[2] for b in boxes])
     gsm = list(_GSM_RE.finditer(text))
     if gsm:
-        ans = _clean_phrase_answer(gsm[-1].group(1))
-        if ans and _revised(ans, text[gsm[-1].start(1):]):
-            return None  # "#### 3\nWait, actually it is 4.": the revision rule of phrases
-        return ans
+        return _clean_phrase_answer(gsm[-1].group(1))
     return text.strip()

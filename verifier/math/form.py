@@ -224,12 +224,12 @@ def _undone_arithmetic(node: list) -> str | None:
 
 def form_matches(gold: str, pred: str) -> tuple[bool, str]:
     """(same form, why not) for two answers already known to be equal in value."""
-    g_norm, p_norm = normalize(gold), normalize(pred)
-    if g_norm == p_norm and not (_DECIMAL_RE.search(pred) and not _DECIMAL_RE.search(gold)):
-        return True, ""
     if _DECIMAL_RE.search(pred) and not _DECIMAL_RE.search(gold):
         # 0.91\overline{6} for \frac{11}{12}: normalising made it the fraction (third review)
         return False, "a decimal where the answer is not one"
+    g_norm, p_norm = normalize(gold), normalize(pred)
+    if g_norm == p_norm:
+        return True, ""
     try:
         g = _strip_sign(parse(g_norm))
     except ParseError:

@@ -441,6 +441,7 @@ class SympyScalars:
             # [-\infty, 3] is no interval of real numbers (to_set would open that end
             # silently and find (-\infty, 3])
             return Outcome(False, "a closed bracket at an infinite end")
+        ps = None
         if p[0] == "union" and p[2:] == ["listed"]:
             # a comma list read as a union must list disjoint pieces: `(-\infty,3), (-\infty,2)`
             # or `(2,\infty), (3,4)` beside the right pieces is a hedge, not a union
@@ -449,7 +450,9 @@ class SympyScalars:
                 for b in pieces[i + 1:]:
                     if sp.Intersection(a, b) is not sp.S.EmptySet:
                         return Outcome(False, "several answers that overlap, not a union")
-        gs, ps = to_set(g), to_set(p)
+            ps = sp.Union(*pieces)
+        gs = to_set(g)
+        ps = to_set(p) if ps is None else ps
         if gs is sp.S.EmptySet or ps is sp.S.EmptySet:
             # An interval or inequality with no points is no answer: read as sets, every
             # pair gold (a, b) with a >= b (an empty open interval) matched `[1, 0]` (a
