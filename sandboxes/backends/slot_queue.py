@@ -228,7 +228,7 @@ class PriorityGate:
     def _take(self, owner: str) -> None:
         now = self._clock()
         if not self._held.get(owner):
-            self._used[owner] = self._rank(owner, now, self._floor(now) if self._held else 0.0)
+            self._used[owner] = self._rank(owner, now, self._floor(now))
         self._settle(owner, now)
         self._held[owner] = self._held.get(owner, 0) + 1
         if len(self._used) > self._FORGET_AT:  # idle owners at or below the floor start from it anyway
