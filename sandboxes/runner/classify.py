@@ -45,6 +45,9 @@ def classify(out: Outcome, lim: Limits) -> tuple[str, str]:
         return "MLE", f"memory limit {lim.memory_mb} MB exceeded (the run's processes together)"
     if out.killed_for == "wall":
         return "TLE", f"wall time limit {lim.wall_time_s:g} s exceeded"
+    if out.killed_for == "stopped":
+        return "TLE", ("the program's main process was stopped (SIGSTOP/SIGTSTP) and could "
+                       "never finish")
     failed = out.signal is not None or out.exit_code != 0
     mem_kb = lim.memory_mb * 1024
     if out.memory_kb > mem_kb:

@@ -47,7 +47,7 @@ class Outcome:
     stdout: bytes = b""
     output_bytes: int = 0
     stderr: bytes = b""
-    killed_for: str | None = None  # 'output' | 'wall' | 'cpu' when the agent killed it
+    killed_for: str | None = None  # 'output' | 'wall' | 'cpu' | 'stopped' when the agent killed it
     setup_error: str | None = None  # the child never reached exec (an internal error)
     oom_killed: bool = False  # the run's cgroup hit its memory limit and the kernel killed in it
     in_cgroup: bool = False  # CPU/memory came from the run's cgroup (OOM kills show as oom_killed)

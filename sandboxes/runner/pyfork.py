@@ -31,6 +31,7 @@ from sandboxes.runner.cpu_meter import CgroupMeter, TreeMeter
 from sandboxes.runner.capture import Capture as _Capture
 from sandboxes.runner.process import Identity, Outcome
 from sandboxes.runner.spawn import _pipes
+from sandboxes.runner.stopped import StopWatch
 
 ZYGOTE = Path(__file__).with_name("zygote.py")
 _START_TIMEOUT_S = 10.0
@@ -210,6 +211,7 @@ class ForkServer:
         next_cpu = start + max(meter.min_poll_s, min(_CPU_POLL_MAX_S, cpu_limit_s / _NCPU))
         status_msg = None
         broken = None
+        stops = StopWatch(start, pid, cgroup)
         while res.killed_for is None and status_msg is None and broken is None:
             now = time.monotonic()
             if now >= deadline:
@@ -219,6 +221,9 @@ class ForkServer:
                 used = meter.cpu_s()
                 if used >= cpu_limit_s:
                     res.killed_for = "cpu"
+                    break
+                if stops.stopped(now):
+                    res.killed_for = "stopped"
                     break
                 next_cpu = now + max(meter.min_poll_s, min(_CPU_POLL_MAX_S, (cpu_limit_s - used) / _NCPU))
             timeout = max(0.0, min(deadline, next_cpu) - now)

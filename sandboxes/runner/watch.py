@@ -15,6 +15,7 @@ import time
 
 from sandboxes.runner.capture import CHUNK, Capture
 from sandboxes.runner.spawn import Started
+from sandboxes.runner.stopped import StopWatch
 
 _CPU_POLL_MAX_S = 0.05
 _NCPU = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
@@ -60,6 +61,8 @@ def watch(st: Started, cap: Capture, meter, cgroup, cpu_limit_s: float, wall_lim
     next_cpu_check = start + max(meter.min_poll_s, min(_CPU_POLL_MAX_S, cpu_limit_s / _NCPU))
     killed_for = None
     report_eof = False
+    # The one-shot shim waits for the program: the program's pid is on its P line.
+    stops = StopWatch(start, None, report=report) if st.via == "shim" else StopWatch(start, st.pid)
     try:
         while killed_for is None:
             now = time.monotonic()
@@ -70,6 +73,9 @@ def watch(st: Started, cap: Capture, meter, cgroup, cpu_limit_s: float, wall_lim
                 used = meter.cpu_s()
                 if used >= cpu_limit_s:
                     killed_for = "cpu"
+                    break
+                if stops.stopped(now):
+                    killed_for = "stopped"
                     break
                 # CPU time grows at most _NCPU times as fast as the clock: sleeping for the
                 # budget left / _NCPU cannot overshoot by more than one minimum poll.

@@ -54,6 +54,12 @@ class FnJudging:
                 tests=(FunctionTest(name="t1", code=put(
                     "r = [[1, 2], [3, 4]]\nfor _ in range(4):\n    r = rotate(r)\n"
                     "assert r == [[1, 2], [3, 4]]\n")),)),
+            # one request larger than a pipe's buffer (a 60,000-element list)
+            "big-arg": FunctionProblem(
+                id="big-arg", entry_point="total", harness="asserts", limits=lim,
+                tests=(FunctionTest(name="t1", code=put(
+                    "xs = list(range(60000))\n"
+                    "assert total(xs) == sum(xs)\n")),)),
             # jury code in the style of imported test lists: the calls happen inside map()
             "add-map": FunctionProblem(
                 id="add-map", entry_point="add", harness="asserts", limits=lim,

@@ -85,6 +85,21 @@ def test_sleep_past_wall_limit_is_tle(backend):
     assert_healthy(backend)
 
 
+STOP_SELF = {
+    "python": "import os, signal\nos.kill(os.getpid(), signal.SIGSTOP)\n",
+    "c": "#include <signal.h>\n#include <unistd.h>\nint main(void) { kill(getpid(), SIGSTOP); return 0; }\n",
+}
+
+
+@pytest.mark.parametrize("lang", sorted(STOP_SELF))
+def test_stopped_program_is_tle_before_the_wall_limit(backend, lang):
+    # A stopped process never ends and its CPU time stands still: the runner ends the run
+    # once its main process has been stopped for half a second, not at the wall limit.
+    r = backend.run_code(lang, STOP_SELF[lang], limits=quick_limits(cpu_time_s=1, wall_time_s=30))
+    assert r.status == Status.TLE and "stopped" in r.message, r
+    assert_healthy(backend)
+
+
 def test_infinite_output_is_ole_at_the_cap(backend):
     code = "import sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n"
     r = backend.run_code("python", code, limits=quick_limits(output_bytes=1 << 20))

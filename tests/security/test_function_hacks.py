@@ -295,7 +295,58 @@ def answer():
 
 
 def test_stopping_the_harness(fn):
-    _attack(fn, "secret-asserts", STOP_THE_HARNESS, {Verdict.TLE, Verdict.RE})
+    # The runner notices the stopped main process and ends the run then, not at the run's
+    # wall limit (3 x (2T + 1) s): the message says which rule ended it.
+    verdicts = _attack(fn, "secret-asserts", STOP_THE_HARNESS, {Verdict.TLE})
+    assert "stopped" in verdicts[0].message, verdicts
+
+
+STOP_THE_HARNESS_IN_TURNS = r'''
+import os, signal, time
+
+_harness = os.getppid()
+if os.fork() == 0:
+    # Stopped most of the time, continued now and then: no single stop lasts long.
+    while True:
+        os.kill(_harness, signal.SIGSTOP)
+        time.sleep(0.2)
+        os.kill(_harness, signal.SIGCONT)
+        time.sleep(0.005)
+
+def answer():
+    time.sleep(100)
+'''
+
+
+def test_stopping_the_harness_in_turns(fn):
+    verdicts = _attack(fn, "secret-asserts", STOP_THE_HARNESS_IN_TURNS, {Verdict.TLE})
+    assert "stopped" in verdicts[0].message, verdicts
+
+
+NOT_READING_REQUESTS = r'''
+import os
+
+# Keep the request pipe open but never read it again: the callee reads a pipe that stays
+# silent instead, so a request larger than the pipe's buffer cannot be written in full.
+_kept = os.dup(3)
+_r, _w = os.pipe()
+os.dup2(_r, 3)
+
+def total(xs):
+    return sum(xs)
+'''
+
+
+def test_not_reading_a_large_request(fn):
+    # Before: the harness blocked in write() until the run's wall limit. Now its writes
+    # share the budget of its reads (max(3T, T + 2) s), and it says why it stopped waiting.
+    verdicts = _attack(fn, "big-arg", NOT_READING_REQUESTS, {Verdict.TLE})
+    assert "did not read" in verdicts[0].message, verdicts
+
+
+def test_a_large_request_is_judged(fn):
+    verdict, verdicts = fn.overall("big-arg", "def total(xs):\n    return sum(xs)\n")
+    assert verdict == Verdict.AC, verdicts
 
 
 KILL_THE_HARNESS = r'''

@@ -82,6 +82,12 @@ class _Channel:
         self.next_ref = 0
         self.poller = _select.poll()
         self.poller.register(rep_r, _select.POLLIN)
+        # Requests are written without blocking: a candidate that stops reading them (its
+        # request fd swapped for a pipe that never speaks) would otherwise hold this process
+        # in write() past every budget, and the slot with it, once a request outgrows the pipe.
+        _os.set_blocking(req_w, False)
+        self.out_poller = _select.poll()
+        self.out_poller.register(req_w, _select.POLLOUT)
         # Wall time spent waiting for the candidate's replies, and its budget: the same rule
         # as a stdio program's (3x the CPU limit, at least 2 s more). Without it a candidate
         # that sleeps or blocks held its slot for the whole run's wall limit (15 s a test at
@@ -151,22 +157,32 @@ class _Channel:
         view = memoryview(_U32.pack(len(data)) + data)
         try:
             while view:
-                view = view[_os.write(self.req_w, view):]
+                try:
+                    view = view[_os.write(self.req_w, view):]
+                except BlockingIOError:  # the pipe is full: the candidate has not read yet
+                    self._wait(self.out_poller)
         except OSError:  # EPIPE: it closed its end or died
             self.gone()
+
+    def _wait(self, poller):
+        """Wait up to one tick for the candidate's pipe. The wait counts against the wall
+        budget, and both limits are checked whenever the candidate keeps us waiting."""
+        t0 = _time.monotonic()
+        ready = poller.poll(_CPU_TICK_MS)
+        self.waited += _time.monotonic() - t0
+        if not ready:
+            if self.over_limit():
+                self.fail("TLE", f"CPU time limit {self.cpu_limit:g} s exceeded")
+            if self.waited > self.wall_limit:
+                self.fail("TLE", f"wall time limit {self.wall_limit:g} s exceeded "
+                                 "(the candidate did not answer or did not read: blocked, "
+                                 "sleeping or stopped)")
+        return bool(ready)
 
     def _read(self, n):
         buf = bytearray()
         while len(buf) < n:
-            t0 = _time.monotonic()
-            ready = self.poller.poll(_CPU_TICK_MS)
-            self.waited += _time.monotonic() - t0
-            if not ready:
-                if self.over_limit():
-                    self.fail("TLE", f"CPU time limit {self.cpu_limit:g} s exceeded")
-                if self.waited > self.wall_limit:
-                    self.fail("TLE", f"wall time limit {self.wall_limit:g} s exceeded "
-                                     "(the candidate did not answer: blocked or sleeping)")
+            if not self._wait(self.poller):
                 continue
             try:
                 chunk = _os.read(self.rep_r, min(n - len(buf), 1 << 20))
