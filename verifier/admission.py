@@ -22,6 +22,15 @@ waits for its own slot, so a big batch takes turns like everyone else.
 
 ``policy="fcfs"`` puts every client in one line (the behaviour before fair admission); it is
 kept so the benchmark can compare both in one run.
+
+Reserve slots (math's spare sympy worker): beyond ``slots``, up to ``reserve_slots`` more
+units may run, each only for a client that has nothing running in the class. Why: a
+slot is held for as long as its unit runs, and a math answer can run to its timeout (5 s,
+stretched up to 4x while code traffic holds it), so one client's two slow answers held both
+workers and every other client's one-line answer waited behind them, however fair the order
+of the line. With a reserve, a client that holds nothing starts at once beside them; the
+reserve never goes to a client that is already running, so no client holds more than
+``slots`` units.
 """
 
 from __future__ import annotations
@@ -55,9 +64,12 @@ class FairQueue:
 
     def __init__(self, name: str, slots: int, queue_size: int, retry_after_s: int = 1, *,
                  max_per_client: int = 0, weights: dict[str, float] | None = None,
-                 policy: str = "fair", stats=None):
+                 policy: str = "fair", stats=None, reserve_slots: int = 0):
         if slots < 1:
             raise ValueError(f"{name}: slots must be >= 1, got {slots}")
+        if reserve_slots < 0:
+            raise ValueError(f"{name}: reserve_slots must be >= 0, got {reserve_slots}")
+        self.reserve_slots = reserve_slots if policy == "fair" else 0
         if policy not in ("fair", "fcfs"):
             raise ValueError(f"{name}: policy must be 'fair' or 'fcfs', got {policy!r}")
         self.name, self.slots, self.queue_size = name, slots, queue_size
@@ -169,6 +181,11 @@ class FairQueue:
     def _has_waiters(self) -> bool:
         return any(c.waiters for c in self._clients.values())
 
+    def _may_run(self, c: _Client) -> bool:
+        """A slot is free for ``c``: a regular one, or a reserve one if it runs nothing."""
+        return self.running < self.slots or (
+            c.running == 0 and self.running < self.slots + self.reserve_slots)
+
     def _grant(self, c: _Client) -> None:
         self._vtime = max(self._vtime, c.pass_)
         c.pass_ += 1.0 / c.weight
@@ -178,8 +195,8 @@ class FairQueue:
 
     def _dispatch(self) -> None:
         """Hand free slots to waiting clients in weighted round-robin order."""
-        while self.running < self.slots:
-            backlog = [c for c in self._clients.values() if c.waiters]
+        while self.running < self.slots + self.reserve_slots:
+            backlog = [c for c in self._clients.values() if c.waiters and self._may_run(c)]
             if not backlog:
                 return
             c = min(backlog, key=lambda x: (x.pass_, x.seq))
@@ -221,6 +238,11 @@ class Ticket:
         if self.evicted is not None:
             raise self.evicted
         if q.running < q.slots and not q._has_waiters():
+            q._grant(c)
+            self.granted += 1
+        elif q.reserve_slots and c.running == 0 and q.running < q.slots + q.reserve_slots and not c.waiters:
+            # a client running nothing takes a reserve slot even past others' waiting units
+            # (theirs could not use it: each of them is running already)
             q._grant(c)
             self.granted += 1
         else:

@@ -3,7 +3,8 @@
 * ``code``: sandbox judging (``/v1/verify`` of code problems, batches, execute, check). Fair
   admission (``verifier.admission``) with ``max_inflight`` slots and ``queue_size`` places.
 * ``math``: math judging (``/v1/math/verify`` and math problems). Its own fair admission
-  (``math_workers`` slots, ``math_queue_size`` places), its own threads (one per sympy worker
+  (``math_workers`` slots plus ``math_reserve_workers`` for clients with no answer running,
+  ``math_queue_size`` places), its own threads (one per sympy worker
   process) and the sympy workers themselves, killed at the answer's timeout and run at a lower
   CPU priority (``math_priority``), each in its own session so that the scheduler's autogroup
   does not charge their CPU to the service, so that answers burning a whole core take little
@@ -51,6 +52,11 @@ class WorkConfig(BaseModel):
         "(token:<16 hex of sha256>, id:<X-Client-Id>, addr:<ip>); others weigh 1.")
     math_workers: int = Field(
         2, ge=1, le=64, description="sympy worker processes = math answers judged at once.")
+    math_reserve_workers: int = Field(
+        1, ge=0, le=16, description="Sympy workers beyond math_workers that only a client "
+        "with no answer running may take: one client's slow answers (each may run to its "
+        "timeout) cannot make every other client's answer wait behind them "
+        "(verifier/admission.py, reserve slots).")
     math_queue_size: int = Field(
         64, ge=0, le=100_000, description="Math answers allowed to wait; more get 429.")
     math_priority: Literal["normal", "low", "idle"] = Field(
@@ -115,13 +121,14 @@ class WorkClasses:
         common = dict(retry_after_s=retry_after_s, max_per_client=cfg.max_per_client,
                       weights=cfg.client_weights, policy=cfg.policy, stats=self.stats)
         self.code = FairQueue("code", max_inflight, queue_size, **common)
-        self.math_queue = FairQueue("math", cfg.math_workers, cfg.math_queue_size, **common)
+        self.math_queue = FairQueue("math", cfg.math_workers, cfg.math_queue_size,
+                                    reserve_slots=cfg.math_reserve_workers, **common)
         # One thread per worker and no queue: a call whose request is gone (its deadline, a
         # client that hung up) keeps its thread and worker until it returns, and a request
         # that finds them all busy gets 503 + Retry-After at once. (A queue here let such a
         # request wait behind abandoned calls until the judge's backstop fired: IE, reward
         # null, for a right answer; red-team finding.)
-        self.math = BoundedExecutor("math", cfg.math_workers, 0, retry_after_s=retry_after_s)
+        self.math = BoundedExecutor("math", self.math_capacity, 0, retry_after_s=retry_after_s)
         self.store = BoundedExecutor("store", cfg.store_threads, cfg.store_queue_size,
                                      retry_after_s=retry_after_s, stall_after_s=cfg.store_stall_s)
         self.request = BoundedExecutor("request", cfg.request_threads, cfg.request_queue_size,
@@ -133,6 +140,11 @@ class WorkClasses:
         self.math_run = self.foreground.wrap(self.math.run)
         self.pool = None
 
+    @property
+    def math_capacity(self) -> int:
+        """Sympy workers (and math threads) in all: the regular ones and the reserve."""
+        return self.cfg.math_workers + (self.cfg.math_reserve_workers if self.cfg.policy == "fair" else 0)
+
     def start_math_pool(self) -> None:
         """Install the sympy worker pool sized and niced for this service (workers start lazily)."""
         from verifier.math import set_pool
@@ -142,7 +154,7 @@ class WorkClasses:
         # a held answer is given its held time back only while its request can still use
         # the result: the stretched wall time stays 5 s inside the request deadline
         wall = None if self.request_deadline_s is None else max(1.0, self.request_deadline_s - 5.0)
-        self.pool = WorkerPool(size=self.cfg.math_workers, nice=10 if prio == "low" else 0,
+        self.pool = WorkerPool(size=self.math_capacity, nice=10 if prio == "low" else 0,
                                idle=prio == "idle", max_wall_s=wall)
         if self.cfg.math_hold:
             self.foreground.listen(self.pool.hold_background)

@@ -232,3 +232,89 @@ async def test_a_waiter_cancelled_as_its_slot_frees_does_not_leak_the_slot():
     await line.drain()
     assert doomed.cancelled()
     assert q.running == 0 and q.admitted == 0
+
+
+# -- reserve slots (math's spare worker) -----------------------------------------------------
+
+def _running(q: FairQueue, client: str) -> int:
+    c = q._clients.get(client)
+    return c.running if c else 0
+
+
+async def test_reserve_slot_goes_to_a_client_running_nothing():
+    # One client's slow answers fill both regular slots; another's answer starts at once.
+    q = FairQueue("math", slots=2, queue_size=16, reserve_slots=1)
+    line = Line(q)
+    for _ in range(3):
+        line.submit("heavy")
+    await _until(lambda: line.order == ["heavy", "heavy"] and q.waiting == 1)
+    line.submit("light")
+    await _until(lambda: line.order == ["heavy", "heavy", "light"])
+    assert q.running == 3 and _running(q, "heavy") == 2
+    # the reserve is in use: a third client waits, and gets the first slot freed (heavy is
+    # running already, so it may not take a slot while the total is at its regular size)
+    line.submit("third")
+    await _until(lambda: q.waiting == 2)
+    await line.release_next()
+    assert line.order[-1] == "third"
+    await line.drain()
+    assert q.admitted == 0 and q.running == 0 and not q._clients
+
+
+async def test_reserve_never_lets_one_client_past_the_regular_slots():
+    q = FairQueue("math", slots=2, queue_size=16, reserve_slots=1)
+    line = Line(q)
+    for _ in range(5):
+        line.submit("heavy")
+    await _until(lambda: q.waiting == 3)
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert q.running == 2 and line.order == ["heavy", "heavy"]
+    await line.drain()
+    assert line.order == ["heavy"] * 5
+
+
+async def test_without_reserve_a_light_client_waits_behind_full_slots():
+    q = FairQueue("math", slots=2, queue_size=16)
+    line = Line(q)
+    line.submit("heavy")
+    line.submit("heavy")
+    await _until(lambda: q.running == 2)
+    line.submit("light")
+    await _until(lambda: q.waiting == 1)
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert "light" not in line.order
+    await line.release_next()
+    assert line.order[-1] == "light"
+    await line.drain()
+
+
+async def test_fcfs_has_no_reserve():
+    q = FairQueue("math", slots=1, queue_size=8, policy="fcfs", reserve_slots=1)
+    assert q.reserve_slots == 0
+
+
+@pytest.mark.parametrize("seed", range(20))
+async def test_reserve_invariants_under_random_traffic(seed):
+    rng = random.Random(seed)
+    slots, reserve = rng.randint(1, 3), rng.randint(1, 2)
+    q = FairQueue("math", slots=slots, queue_size=64, reserve_slots=reserve)
+    line = Line(q)
+    for _ in range(60):
+        if rng.random() < 0.6:
+            line.submit(rng.choice("ABCD"))
+        else:
+            open_gates = [g for g in line.gates if not g.is_set()]
+            if open_gates:
+                rng.choice(open_gates).set()
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert q.running <= slots + reserve
+        for cid, c in q._clients.items():
+            assert c.running <= slots, (cid, c.running)
+            # nobody waits while a slot it may take is free
+            if c.waiters:
+                assert not q._may_run(c), (cid, q.running, c.running)
+    await line.drain()
+    assert q.admitted == 0 and q.running == 0 and not q._clients
