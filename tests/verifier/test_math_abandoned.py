@@ -27,9 +27,12 @@ async def test_busy_math_threads_are_503_not_ie(blobs):
     svc = VerifierService(cfg, FakeBackend(blobs, capacity=1), blobs)
     await svc.start()
     try:
-        with pytest.raises(DeadlineExceeded):  # its request is gone; its call runs on
-            await svc.math_verify(MathVerifyRequest(gold="5", prediction=HANGING, timeout_s=20))
-        assert svc.work.math.pending == 1
+        # one math thread per sympy worker: the regular one and the reserve
+        assert svc.work.math_capacity == 2
+        for n in (1, 2):
+            with pytest.raises(DeadlineExceeded):  # its request is gone; its call runs on
+                await svc.math_verify(MathVerifyRequest(gold="5", prediction=HANGING, timeout_s=20))
+            assert svc.work.math.pending == n
         with pytest.raises(ClassSaturated):  # 503 + Retry-After, not a verdict of any kind
             await svc.math_verify(MathVerifyRequest(gold=r"\frac{\sqrt{2}}{2}", prediction=r"\frac{1}{\sqrt{2}}"))
         # an answer decided without sympy needs no math thread at all

@@ -28,11 +28,15 @@ def test_last_boxed(text, expected):
     ("So the answer is 3.5.", "3.5"),
     ("**Final answer:** 5", "5"),
     ("Answer: \\(x = -2\\)", "x = -2"),
-    # no "last number anywhere" fallback: prose is not an answer
-    ("The total is 1,250 dollars in the end", None),
+    # no "last number anywhere" fallback: a number in prose is an answer only as the value
+    # the concluding sentence states (after is/are/=/:/gives...), read as an answer on its own
+    ("The total is 1,250 dollars.", "1,250 dollars"),
+    ("Therefore the number of ways is 3.", "3"),
     ("We get 10, then 20, and finally 30 of them", None),
     ("AZYUK2A", None),
-    # the last math span is
+    ("We checked 7 cases", None),
+    ("There are 11 more steps to consider.\n\nTherefore she faces south.", None),
+    # the concluding math span is
     (r"Therefore $x \geq 5$ is the solution.", r"x \geq 5"),
     (r"Thus we get \(x = 4\) and \[y = \frac{1}{2}\] at the end", r"y = \frac{1}{2}"),
     # markdown, final-answer sentences, GSM8K phrasing with a unit noun

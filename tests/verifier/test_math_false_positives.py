@@ -42,10 +42,23 @@ def verdict(gold: str, pred: str, **kw):
     ("1", r"\mathrm{e}+1"), ("2", r"1+\mathrm{e}"),
     # primes name other things
     ("E", "E'"), ("f(x)", "f'(x)"), ("x^2", "(x^2)'"), ("2x", "(x^2)'"),
-    # no "last number anywhere in the text"
+    # no "last number anywhere in the text"; a concluding statement that hedges, lists
+    # candidates or rejects a value pays none of them (a review's corpus: 40 paid)
     ("5", r"Therefore $x \geq 5$ is the solution."), ("2", "AZYUK2A"),
     ("7", "There are 7 days in a week, so I cannot tell."),
-    ("7", "Final Answer: the value is not $7$."), ("16", "The area is 4 * 4 = 16 square units."),
+    ("7", "Final Answer: the value is not $7$."),
+    ("16", "The area is 4 * 4 = 16 square units. The naive approach would give $12$."),
+    ("12", "The area is 4 * 4 = 16 square units. The naive approach would give $12$."),
+    ("12", "Candidates: $15$ and $12$. Both seem plausible."),
+    ("12", "The possible answers are $15$ and $12$."),
+    ("12", "That gives us 15 as the final answer.\n\nNote: a common mistake is to answer $12$."),
+    ("12", "Therefore the total is 15.\n\nThe naive approach would give $12$, which is too large."),
+    ("13/5", r"Thus, $x = \frac{26}{5}$. (If we had not excluded the invalid cases we would have "
+             r"gotten $\frac{13}{5}$.)"),
+    ("-88", "One might think the minimum value is $- 88$, but that ignores the constraint.\n\n"
+            "**Minimum value:** -87"),
+    ("4, 7", "Note that $x = 4, 7$ is only the first part.\n\nTherefore the solutions are -4, -7."),
+    ("south", "Then there are 11 more steps to consider.\n\n$\\therefore$ **north**"),
     # several boxes on the gold side are all kept
     (r"\boxed{1}\boxed{2}", "2"), (r"\boxed{1}\boxed{2}", "1"),
     # a prediction listing several different answers is wrong

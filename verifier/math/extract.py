@@ -283,6 +283,34 @@ _TITLE_RE = re.compile(r"(?<![A-Za-z])(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Mt|Prof|Gen|Capt|
 _TITLE_DOT_RE = re.compile(r"(?<![A-Za-z])(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Mt|Prof|Gen|Capt|Lt|Col|Sgt|Rev)\.", re.I)
 
 
+# a note after the answer in its own sentence: "3 (the smallest such n)", "$10\pi$, since
+# ...", "19.5 as the final answer" (a review: 180 right answers refused as prose)
+_NOTE_PAREN_RE = re.compile(r"\s*+\(([^()$]*+)\)\s*+[.,;]?\s*+$")
+_NOTE_CLAUSE_RE = re.compile(r"(?:,\s*+|\s++)(?:since|because|as\s+(?:the|our|my)\s+(?:final\s+)?answer"
+                             r"|which\s+is\s+(?:the|our|my)\s+(?:final\s+)?answer|given\s+that|so\s+that"
+                             r"|where|as\s+(?:required|expected|computed|shown|claimed))\b[^$]*+$", re.IGNORECASE)
+
+
+def _drop_note(line: str) -> str:
+    """The answer without a note that only comments on it. A note that hedges or names a
+    value ("(or possibly 4)", "(not 4)") stays, so the answer stays unreadable or revised."""
+    m = _NOTE_PAREN_RE.search(line)
+    if m and m.start() > 0 and _PROSE_RE.search(m.group(1)) and not _note_hedges(m.group(1)):
+        return line[:m.start()].rstrip()
+    m = _NOTE_CLAUSE_RE.search(line)
+    if m and m.start() > 0 and not _note_hedges(m.group(0)):
+        return line[:m.start()].rstrip()
+    return line
+
+
+def _note_hedges(note: str) -> bool:
+    no_base = re.sub(r"\bbase\s+\d+\b", "", note, flags=re.IGNORECASE)
+    return bool(re.search(r"\d", no_base) or _REVISION_RE.search(note) or _NEGATED_NOTE_RE.search(note))
+
+
+_NEGATED_NOTE_RE = re.compile(r"\b(?:not|never|no|approximately|about|roughly|wrong|incorrect|if)\b", re.IGNORECASE)
+
+
 def _clean_phrase_answer(raw: str) -> str:
     """Cut a phrase answer at the end of its line/sentence and drop wrapping $ and '.'."""
     line = raw.split("\n", 1)[0]
@@ -298,6 +326,7 @@ def _clean_phrase_answer(raw: str) -> str:
             line = line[: m.start()]
             break
     line = line.strip().strip("*").strip()
+    line = _drop_note(line)
     span = re.fullmatch(r"\$+([^$]+)\$+(?:\s*[.,;!]?)?", line)
     if span:
         line = span.group(1)
@@ -316,13 +345,16 @@ _REVISION_RE = re.compile(
     re.IGNORECASE)
 # after a revision word, "it is X" / "the answer is X" in words: another answer (hostile
 # review: "The answer is 3. Actually, it is four." and "red. Wait, it is blue." were paid)
-_WORD_CLAIM_RE = re.compile(r"\b(?:it|that|the\s+(?:final\s+)?answer|this)\s*+(?:is|'s|should\s+be|must\s+be|was)"
-                            r"\s++(?!not\b)([A-Za-z][A-Za-z.'-]*+(?:\s++[A-Z][A-Za-z.'-]*+)?+)", re.IGNORECASE)
+_WORD_CLAIM_RE = re.compile(r"\b(?:it|that|the\s+(?:final\s+)?answer|this)\s*+(?:is|'s|should\s+be|must\s+be|was"
+                            r"|might\s+be|could\s+be|may\s+be|would\s+be)"
+                            r"\s++(?!not\b)(\(?[A-Za-z][A-Za-z.'-]*+\)?(?:\s++[A-Z][A-Za-z.'-]*+)?+)", re.IGNORECASE)
 _UNWRAP_TEXT_RE = re.compile(_TEXT_CMD + r"\s*+\{([^{}]*+)\}")
 # a phrase answer that is negated or conditional is no answer: "is not likely to be 3"
 _NEGATED_RE = re.compile(r"^(?:not|never|no\s+longer|unlikely|possibly|probably|perhaps|maybe)\b"
                          r"|\b(?:wrong|incorrect)\b", re.IGNORECASE)
-_CLAIM_RE = re.compile(r"(?:\b(?:is|be|equals?|gives?|get|got)\b|=|:)\s*+\$?+\s*+(-?\d[\d.,/]*\d|-?\d)")
+# a number stated as a value; one that starts an expression ("Check: $71 - 142 = -71$") is not
+_CLAIM_RE = re.compile(r"(?:\b(?:is|be|equals?|gives?|get|got)\b|=|:)\s*+\$?+\s*+(-?\d[\d.,/]*\d|-?\d)"
+                       r"(?![\d.,/]*+\s*+(?:[-+*/^×·÷=<>(]|\\(?:times|cdot|div)\b))")
 
 
 def _revised(ans: str, after_phrase: str) -> bool:
@@ -340,7 +372,7 @@ def _revised(ans: str, after_phrase: str) -> bool:
         # a word answer in math ("Wait, it is $\\text{blue}$") is a word answer too
         words = _UNWRAP_TEXT_RE.sub(r" \1 ", rest[revision.start():]).replace("$", " ")
         claim = _WORD_CLAIM_RE.search(words)
-        if claim and claim.group(1).strip(".").lower() != ans.strip().strip(".").lower():
+        if claim and claim.group(1).strip(".()").lower() != ans.strip().strip(".()").lower():
             return True
     if not re.search(r"\d", rest):
         return False
@@ -350,7 +382,37 @@ def _revised(ans: str, after_phrase: str) -> bool:
         value = content.strip()
         if re.fullmatch(r"-?\d[\d,]*(?:\.\d+)?", value) and value != ans.strip().strip("$").strip():
             return True
-    return any(m.group(1).rstrip(".,") != ans.strip() for m in _CLAIM_RE.finditer(rest))
+    return any(m.group(1).rstrip(".,") != ans.strip() and not _same_number(m.group(1), ans)
+               and not _checks(ans, rest, m) for m in _CLAIM_RE.finditer(rest))
+
+
+def _same_number(a: str, b: str) -> bool:
+    """"249" restates "249.0", "0.55" restates "11/20"."""
+    from fractions import Fraction
+
+    vals = []
+    for x in (a, b):
+        x = x.strip().strip("$").rstrip(".,").replace(",", "").replace("\\$", "")
+        m = re.fullmatch(r"(-?\d+(?:\.\d+)?)(?:/(\d+))?", x.strip())
+        if not m or m.group(2) == "0":
+            return False
+        vals.append(Fraction(m.group(1)) / (int(m.group(2)) if m.group(2) else 1))
+    return vals[0] == vals[1]
+
+
+def _squeeze(s: str) -> str:
+    return re.sub(r"[\s{}$]|\\[,;:! ]|\\left|\\right", "", s)
+
+
+def _checks(ans: str, rest: str, claim: re.Match) -> bool:
+    """Is the claim the result of a check on the answer: "= 1164" after "$388 \\times 3",
+    "= 108" after "(6\\sqrt{3})^2"? The left side of its "=" holds the answer itself."""
+    if not rest.startswith("=", claim.start()):
+        return False
+    line_start = max(rest.rfind("\n", 0, claim.start()), rest.rfind(":", 0, claim.start()),
+                     rest.rfind("$", 0, claim.start() - 1)) + 1
+    lhs, a = _squeeze(rest[line_start:claim.start()]), _squeeze(ans)
+    return bool(a) and a in lhs and lhs != a
 
 
 def looks_like_bare_answer(text: str) -> bool:
@@ -418,16 +480,33 @@ _DISOWNED_AFTER_RE = re.compile(r"[\s.,;:]*+(?:is|was|would\s+be)\s++(?:not|inco
                                 re.IGNORECASE)
 
 
-def _last_math_span(text: str) -> str | None:
-    """The last non-empty math span, unless it is negated or the second of two answers
-    ("It is not $3$.", "$4$, not $3$", "$4$ or $3$", "$3$ is incorrect": a third review)."""
-    spans = [s for s in math_spans(text, positions=True) if s[0].strip()]
-    if not spans:
-        return None
-    content, start, end = spans[-1]
-    if _negated_before(text, start) or _DISOWNED_AFTER_RE.match(text, end, end + 64):
-        return None
-    return content.strip()
+def escape_currency(text: str) -> str:
+    """``$`` signs that open no math span, escaped as currency: "The answer is $264. I hope
+    it is correct." (a review: read as a span up to the next ``$``, or the sentence left
+    uncut). A ``$`` followed by a digit opens a span only if the next ``$`` on its line
+    can close one: right after a non-space (Pandoc's rule), not right before a digit."""
+    if "$" not in text:
+        return text
+    out, i, n = [], 0, len(text)
+    while (j := text.find("$", i)) >= 0:
+        if (j > 0 and text[j - 1] == "\\") or text.startswith("$$", j):
+            k = j + (2 if text.startswith("$$", j) else 1)
+            out.append(text[i:k])
+            i = k
+            continue
+        end = text.find("$", j + 1)
+        line_end = text.find("\n", j + 1)
+        closes = (end > j + 1 and (line_end < 0 or end < line_end) and not text[end - 1].isspace()
+                  and not text[end + 1:end + 2].isdigit())
+        if j + 1 < n and text[j + 1].isdigit() and not closes:
+            out.append(text[i:j] + "\\$")  # currency
+            i = j + 1
+            continue
+        k = (end + 1) if end > j else n
+        out.append(text[i:k])
+        i = k
+    out.append(text[i:])
+    return "".join(out)
 
 
 def extract_answer(text: str, require_box: bool = False) -> str | None:
@@ -439,7 +518,7 @@ def extract_answer(text: str, require_box: bool = False) -> str | None:
         return _join(group) if group else None
     if require_box:
         return None
-    text = _BOLD_RE.sub("", text)
+    text = escape_currency(_BOLD_RE.sub("", text))
     gsm = list(_GSM_RE.finditer(text))
     if gsm:
         ans = _clean_phrase_answer(gsm[-1].group(1))
@@ -464,9 +543,25 @@ def extract_answer(text: str, require_box: bool = False) -> str | None:
             return None  # "The answer is 3. Hmm, actually it is 4.": two answers, none final
         if ans:
             return ans
-    if looks_like_bare_answer(text):
+    if looks_like_bare_answer(text) and not _prose_around_math(text):
         return _strip_dollars(text)
-    return _last_math_span(text)
+    from verifier.math.conclusion import conclusion
+
+    return conclusion(text)
+
+
+def _prose_around_math(text: str) -> bool:
+    """Words outside its math spans: "It is $40$." is a sentence, not an answer (it was read
+    as the product 40*I*t*s: a review)."""
+    spans = math_spans(text, positions=True)
+    if not spans:
+        return False
+    outside, last = [], 0
+    for _, start, end in spans:
+        outside.append(text[last:start])
+        last = end
+    outside.append(text[last:])
+    return bool(re.search(r"[A-Za-z]{2,}", "".join(outside)))
 
 
 def extract_gold(text: str) -> str:

@@ -28,8 +28,8 @@ from verifier.math.latex import (MAX_ANSWER_CHARS, Ambiguous, ParseError, TooLon
                                  parse)
 from verifier.math.limits import too_large
 from verifier.math.notation import dangling_relation, unsafe_notation
-from verifier.math.normalize import (base_number, normalize, plain_text, strip_wrappers,
-                                     text_answer, time_of_day)
+from verifier.math.normalize import (base_number, normalize, option_with_value, plain_text,
+                                     strip_wrappers, text_answer, time_of_day)
 from verifier.math.pool import PoolTimeout, WorkerFailed, WorkerPool
 from verifier.math.structure import NeedsSympy, compare
 
@@ -212,6 +212,9 @@ def _judge_value(gold: str, prediction: str, *, timeout_s: float = 5.0,
     if len(pred_ans) > MAX_ANSWER_CHARS:
         return verdict(False, TOO_LARGE)
 
+    option = option_with_value(gold_ans, pred_ans)
+    if option is not None:
+        pred_ans = option
     if dangling_relation(pred_ans) and not dangling_relation(gold_ans):
         return verdict(False, "prediction is a relation with a missing side, not a value")
     special = _special_forms(gold_ans, pred_ans)

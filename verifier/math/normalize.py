@@ -362,11 +362,44 @@ def _scale_word(m: re.Match) -> str:
     return f"{m.group(1)} \\times 10^{{{_SCALES[(m.group(2) or m.group(3)).lower()]}}}"
 
 
+# A Unicode root covers the whole number or letter after it: √10 is \sqrt{10}, never the
+# LaTeX reading of \sqrt 10 (\sqrt{1} 0, i.e. 0): "7√10" was judged 0, "3√21" 3√2 (a review).
+# √(x+1) covers its parenthesis.
+_UNICODE_ROOT_RE = re.compile(r"√\s*(\d+(?:\.\d+)?|[A-Za-z](?![A-Za-z]))")
+
+
+def _unicode_roots(s: str) -> str:
+    s = _UNICODE_ROOT_RE.sub(r"\\sqrt{\1}", s)
+    out, i = [], 0
+    while (j := s.find("√", i)) >= 0:
+        k = j + 1
+        while k < len(s) and s[k] == " ":
+            k += 1
+        if k < len(s) and s[k] == "(":
+            depth, end = 0, -1
+            for m in range(k, len(s)):
+                depth += {"(": 1, ")": -1}.get(s[m], 0)
+                if depth == 0:
+                    end = m
+                    break
+            if end > 0:
+                out.append(s[i:j] + "\\sqrt{" + s[k + 1:end] + "}")
+                i = end + 1
+                continue
+        out.append(s[i:j + 1])
+        i = j + 1
+    out.append(s[i:])
+    return "".join(out)
+
+
 def normalize(s: str) -> str:
     """Canonical spelling of an answer string; raises nothing, may return ''."""
+    if "√" in s:
+        s = _unicode_roots(s)
     for k, v in _UNICODE.items():
         s = s.replace(k, v)
     s = strip_wrappers(s)
+    s = re.sub(r"^\s*=\s*+(?!=)", "", s)  # "= 5" names the value 5 (a display line "$$= 5$$")
     s = _SCALE_WORD_RE.sub(_scale_word, plain_text(s)) if _SCALE_WORD_RE.fullmatch(plain_text(s)) else s
     s = re.sub(r"\\cfrac", r"\\frac", s)
     s = _PAREN_REPEAT_RE.sub(r"\1.\2\\overline{\3}", s)  # 0.(3) is 0.333...: a repeating part
@@ -439,3 +472,27 @@ def text_answer(s: str) -> str | None:
             return None
         return " ".join(w.lower() for w in words)
     return None
+
+
+# A multiple-choice gold ("C", "(C)", "\textbf{(C)}") and a prediction that gives the option
+# with its value ("(C) 12", "C) 12", "\textbf{(C)} 12"): the letter is the answer (a review:
+# refused as the product 12C). The value must be plain: no other option, no words.
+_OPTION_RE = re.compile(r"\s*(?:\\text(?:bf|rm)?\s*\{\s*)?(?:\(\s*([A-E])\s*\)|([A-E])\s*\))\s*\}?\s*")
+_OPTION_GOLD_RE = re.compile(r"\s*(?:\\text(?:bf|rm)?\s*\{\s*)?\(?\s*([A-E])\s*\)?\s*\}?\s*")
+
+
+def option_with_value(gold: str, pred: str) -> str | None:
+    """The option letter of ``pred`` when ``gold`` is an option letter, else None."""
+    if not _OPTION_GOLD_RE.fullmatch(gold):
+        return None
+    m = _OPTION_RE.match(pred)
+    if not m:
+        return None
+    rest = pred[m.end():].strip().strip("$").rstrip(".").strip()
+    if not rest or re.search(r"[A-Z()]|[a-z]{2,}(?<!\\[a-z]{2})", _strip_commands(rest)):
+        return None
+    return m.group(1) or m.group(2)
+
+
+def _strip_commands(s: str) -> str:
+    return re.sub(r"\\[A-Za-z]+", " ", s)
