@@ -285,7 +285,7 @@ _TITLE_DOT_RE = re.compile(r"(?<![A-Za-z])(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Mt|Prof|Gen|C
 
 # a note after the answer in its own sentence: "3 (the smallest such n)", "$10\pi$, since
 # ...", "19.5 as the final answer" (a review: 180 right answers refused as prose)
-_NOTE_PAREN_RE = re.compile(r"\s*+\(([^()$]*+)\)\s*+[.,;]?\s*+$")
+_NOTE_PAREN_RE = re.compile(r"\s*+(?<!\\)\(([^()$\\]*+)\)\s*+[.,;]?\s*+$")  # not \(...\): math
 _NOTE_CLAUSE_RE = re.compile(r"(?:,\s*+|\s++)(?:since|because|as\s+(?:the|our|my)\s+(?:final\s+)?answer"
                              r"|which\s+is\s+(?:the|our|my)\s+(?:final\s+)?answer|given\s+that|so\s+that"
                              r"|where|as\s+(?:required|expected|computed|shown|claimed))\b[^$]*+$", re.IGNORECASE)
@@ -326,7 +326,7 @@ def _clean_phrase_answer(raw: str) -> str:
             line = line[: m.start()]
             break
     line = line.strip().strip("*").strip()
-    line = _drop_note(line)
+    line = _drop_note(line).strip().strip("*").strip()  # "*Alice*, since ...": markdown italics
     span = re.fullmatch(r"\$+([^$]+)\$+(?:\s*[.,;!]?)?", line)
     if span:
         line = span.group(1)
@@ -392,7 +392,7 @@ def _same_number(a: str, b: str) -> bool:
 
     vals = []
     for x in (a, b):
-        x = x.strip().strip("$").rstrip(".,").replace(",", "").replace("\\$", "")
+        x = x.strip().strip("$").rstrip(".,").replace(",", "").replace("\\$", "").replace("−", "-")
         m = re.fullmatch(r"(-?\d+(?:\.\d+)?)(?:/(\d+))?", x.strip())
         if not m or m.group(2) == "0":
             return False

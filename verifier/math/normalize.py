@@ -47,7 +47,7 @@ _UNIT_WORDS = (
 # a unit may be a ratio of units (km/h, m/s^2)
 _UNIT = _UNIT_WORDS + r"(?:\s*\^\s*\{?\d\}?|\d)?(?:\s*/\s*" + _UNIT_WORDS + r"(?:\s*\^\s*\{?\d\}?|\d)?)?"
 _TRAILING_UNITS_RE = re.compile(
-    r"(?<=[\d}\)\]])\s+(?:" + _UNIT + r")(?:\s+" + _UNIT + r"){0,3}\.?\s*$"
+    r"(?:(?<=[\d}\)\]])|(?<=\\pi)|(?<=π))\s+(?:" + _UNIT + r")(?:\s+" + _UNIT + r"){0,3}\.?\s*$"
 )
 _TEXT_CMD_RE = re.compile(r"\\(?:text|textbf|textit|textrm|mbox|mathrm|textnormal|mathit)\s*\{")
 _THOUSANDS_WHOLE_RE = re.compile(r"^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
@@ -147,7 +147,9 @@ _FN_NAME = r"[A-Za-z](?:_\{?\w+\}?)?(?:\^\s*\{\s*-1\s*\})?"
 _LABEL_RE = re.compile(
     rf"^\s*(?:{_FN_NAME}\s*\(\s*[A-Za-z](?:\s*,\s*[A-Za-z])*\s*\)"
     rf"|(?![abcdeikmnxyzXYZ][_^(\s])(?!\\)(?:{_FN_NAME})\s*\(\s*[-+]?[\d./]+(?:\s*,\s*[-+]?[\d./]+)*\s*\)"
-    r"|\(\s*[A-Za-z](?:_\{?\w+\}?)?(?:\s*,\s*[A-Za-z](?:_\{?\w+\}?)?)+\s*\)(?=\s*=\s*(?:\\left\s*)?[(\[]))"
+    r"|\(\s*[A-Za-z](?:_\{?\w+\}?)?(?:\s*,\s*[A-Za-z](?:_\{?\w+\}?)?)+\s*\)(?=\s*=\s*(?:\\left\s*)?[(\[])"
+    # a segment or angle of a figure: "AB =", "\angle ABC =", "m\angle A =", "\overline{AB} ="
+    r"|(?:m?\\angle\s*[A-Z]{1,3}|[A-Z]{2,3}|\\overline\s*\{\s*[A-Z]{2}\s*\})(?![A-Za-z]))"
     r"\s*=\s*(?=[^=]+$)")
 # words that change the value or the meaning of the number before them: never a unit
 _NOT_UNIT_WORDS = {
@@ -399,7 +401,8 @@ def normalize(s: str) -> str:
     for k, v in _UNICODE.items():
         s = s.replace(k, v)
     s = strip_wrappers(s)
-    s = re.sub(r"^\s*=\s*+(?!=)", "", s)  # "= 5" names the value 5 (a display line "$$= 5$$")
+    # "= 5" names the value 5 (a display line "$$= 5$$"), so does "$\therefore$ 5"
+    s = re.sub(r"^\s*(?:(?:\\therefore|∴)\s*+\$?+\s*+)?+(?:=\s*+(?!=))?+", "", s)
     s = _SCALE_WORD_RE.sub(_scale_word, plain_text(s)) if _SCALE_WORD_RE.fullmatch(plain_text(s)) else s
     s = re.sub(r"\\cfrac", r"\\frac", s)
     s = _PAREN_REPEAT_RE.sub(r"\1.\2\\overline{\3}", s)  # 0.(3) is 0.333...: a repeating part
