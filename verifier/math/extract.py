@@ -12,11 +12,11 @@ A prediction's final answer is taken from the first of these that the text has:
    "Answer: X"; markdown bold (``**Answer:** **18**``) is ignored. X runs to the end of its
    sentence or line;
 4. the whole text when it is short and has no prose (it already is an answer);
-5. the last math span of the text: ``$...$``, ``$$...$$``, ``\\(...\\)``, ``\\[...\\]``.
+5. the concluding statement (``verifier.math.conclusion``): the last math span, or a value
+   the last sentence states in prose, unless hedged, listed as candidates or disowned.
 
-Nothing else: no "last number anywhere in the text" (prose like ``AZYUK2A`` or "Therefore
-$x \\geq 5$ is the solution." must not become an answer by accident). With
-``require_box=True`` only step 1 counts.
+Nothing else: no "last number anywhere in the text" (prose like ``AZYUK2A`` must not become
+an answer by accident). With ``require_box=True`` only step 1 counts.
 
 A prediction that ends up naming several answers ("3 or 4", two adjacent boxes) is a
 list; against a single gold answer it is wrong (see ``structure.compare``).
