@@ -54,6 +54,8 @@ REFUSED_BEFORE = [
     ("388", "The answer is **388**. Check: $388 \\times 3 = 1164$ ✓"),
     ("0.55", "The answer is 11/20. Check: $\\frac{11}{20} = 0.55$."),
     ("249", "The answer is 249.0. Check: $1245 \\div 5 = 249$."),
+    ("(-6, -3)", "The answer is $(-6,-3)$. Check: $x = -7$ ✓"),
+    (r"\textbf{(A)}", "The answer is (A) 6. Check: $6 - 4 = 2$ ✓"),
     # a note after the answer
     ("3", "Answer: 3 (the smallest such n)."), ("30_{8}", "Answer: $30_8$ (in base 8)."),
     ("-9, -5", "Answer: -5, -9 (both roots)."), ("150\\%", "Answer: 150% (of the original price)."),
@@ -81,8 +83,9 @@ REFUSED_BEFORE = [
 STILL_REFUSED = [
     # a note that hedges or names a value keeps the answer unreadable
     ("A", "Answer: A (or possibly B)."), ("3", "The answer is 3 (not 4)."),
-    # a check with another value, not built on the answer, is a second answer (policy)
-    ("3", "The answer is 3. Check: $x = 4$."),
+    # a check line verifies the phrase's answer: its own values are never paid
+    ("4", "The answer is 3. Check: $x = 4$."),
+    ("3", "The answer is 3. Check: actually it is 4."),
     # options: another option, or words, after the letter
     ("(D)", "The answer is (D) or (E)."), ("(A)", "Answer: (B) 15"),
     # a statement after the value concludes something else

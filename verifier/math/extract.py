@@ -357,6 +357,10 @@ _CLAIM_RE = re.compile(r"(?:\b(?:is|be|equals?|gives?|get|got)\b|=|:)\s*+\$?+\s*
                        r"(?![\d.,/]*+\s*+(?:[-+*/^×·÷=<>(]|\\(?:times|cdot|div)\b))")
 
 
+_CHECK_LINE_RE = re.compile(r"(?:^|(?<=[.!?\n]))[ \t]*+(?:(?:sanity\s+)?check(?:ing)?|verif(?:y|ication|ying))\b"
+                            r"[^\n]*+", re.IGNORECASE)
+
+
 def _revised(ans: str, after_phrase: str) -> bool:
     """Does the text after the answer phrase take the answer back or state another one?
 
@@ -378,6 +382,10 @@ def _revised(ans: str, after_phrase: str) -> bool:
         return False
     if revision:
         return True
+    # A check verifies the answer; its own values are no second answer ("The answer is (A) 6.
+    # Check: $6 - 4 = 2$ ✓"). Only the phrase's answer is paid, so a policy gains nothing by
+    # naming another value in one (with a revision word in it, it is a revision, above).
+    rest = _CHECK_LINE_RE.sub(" ", rest)
     for content, _, _ in math_spans(rest.lstrip("$"), positions=True):  # "The answer is $3$.\n\n$4$"
         value = content.strip()
         if re.fullmatch(r"-?\d[\d,]*(?:\.\d+)?", value) and value != ans.strip().strip("$").strip():
