@@ -76,11 +76,19 @@ REFUSED_BEFORE = [
     (r"\textbf{(D)}", "Therefore the correct option is (D) 23."),
     # Unicode roots
     (r"7\sqrt{10}", "The answer is 7√10."), (r"\sqrt{x+1}", "√(x+1)"), (r"5\sqrt{21}", "Final answer: 5√21"),
+    # a word answer the last sentence states
+    (r"\text{south}", "Then there are 11 more steps.\n\nTherefore the direction she faces is **south**."),
+    ("green", "That gives us *green* as the final answer."),
+    ("Devon", "We find $160$ and $86$.\n\n$\\therefore$ **Devon**"),
+    ("E", "So $484 - 36 = 448$.\n\n**Correct option:** E"), ("B", "That gives us **(B)** as the final answer."),
     # math delimiters are not a note: \(...\) after a phrase
     (r"\text{(C)}", "Thus the answer is \\(\\mathrm{C}\\)."),
 ]
 
 STILL_REFUSED = [
+    # a word answer that is hedged, negated, listed, or read from math
+    ("south", "Therefore she faces north or south."), ("south", "Therefore the direction is not south."),
+    ("south", "It might be south."), (r"\text{(D)}", "So $n = E$ or $n = D$."),
     # a note that hedges or names a value keeps the answer unreadable
     ("A", "Answer: A (or possibly B)."), ("3", "The answer is 3 (not 4)."),
     # a check line verifies the phrase's answer: its own values are never paid

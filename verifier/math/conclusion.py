@@ -99,6 +99,31 @@ def _prose_value(sentence: str) -> str | None:
 
 
 def conclusion(text: str) -> str | None:
+    value = _value(text)
+    return value if value is not None else _word_value(text)
+
+
+def _word_value(text: str) -> str | None:
+    """A word answer its last sentence states: "Therefore she faces south.", "That gives us
+    *green* as the final answer.", "$\\therefore$ blue", "**Correct option:** E"."""
+    body = _PLEASANTRY_RE.sub(" ", text).rstrip()
+    spans = math_spans(body, positions=True)
+    sentence = body[_sentence_start(body, len(body), spans):]
+    marks = list(_STATES_RE.finditer(sentence))
+    if (not marks or _hedged(sentence) or re.search(r"\bor\b", sentence, re.IGNORECASE)
+            or any(not _CONNECTIVE_RE.fullmatch(c) for c, _, _ in math_spans(sentence, positions=True))):
+        return None  # "So $n = E$ or $n = D$": math is the other path's; "or" lists two
+    value = _clean_phrase_answer(sentence[marks[-1].end():].strip().lstrip("$").strip())
+    value = re.sub(r"\\text(?:bf|rm|it)?\s*\{([^{}]*)\}", r"\1", value).strip("$*_ ")
+    value = re.sub(r"^\(([A-Z])\)$", r"\1", value)  # an option: "(B)"
+    if (not value or re.search(r"\d", value) or len(value.split()) > 3
+            or not re.fullmatch(r"[A-Za-z][A-Za-z '\-]*", value)
+            or re.match(r"(?:not|no|never|neither|none)\b", value, re.IGNORECASE)):
+        return None
+    return value
+
+
+def _value(text: str) -> str | None:
     spans = [s for s in math_spans(text, positions=True)
              if s[0].strip() and not _CONNECTIVE_RE.fullmatch(s[0])]
     after_spans = spans[-1][2] if spans else 0
