@@ -108,9 +108,11 @@ async def observe(request: web.Request, handler):
         request_id_var.reset(token)
 
 
-def _auth_middleware(token: str | None, trusted: list[str]):
-    """The bearer token must match ``token`` (when set) or a trusted token; a trusted token
-    also unlocks full verdict messages on hidden tests (verifier.redact)."""
+def _auth_middleware(token: str | None, trusted: list[str], clients: list[str] | None = None):
+    """The bearer token must match ``token`` (when set), a trusted token or a client token
+    (when any of those is configured); a trusted token also unlocks full verdict messages on
+    hidden tests (verifier.redact)."""
+    clients = list(clients or [])
     def matches(given: str, want: str) -> bool:
         return hmac.compare_digest(given.encode(), f"Bearer {want}".encode())
 
@@ -120,7 +122,8 @@ def _auth_middleware(token: str | None, trusted: list[str]):
             return await handler(request)
         given = request.headers.get("Authorization", "")
         is_trusted = any(matches(given, t) for t in trusted)  # every one compared: no timing hint
-        if token and not (matches(given, token) or is_trusted):
+        is_client = any([matches(given, t) for t in clients])
+        if (token or clients) and not ((token and matches(given, token)) or is_trusted or is_client):
             raise Unauthorized("missing or wrong bearer token (Authorization: Bearer <token>)")
         reset = full_feedback_var.set(is_trusted)
         try:
@@ -175,8 +178,10 @@ def create_app(service: VerifierService, *, manage_service: bool = True) -> web.
     """Build the app; with ``manage_service`` the app starts/closes the service with itself."""
     cfg = service.config
     app = web.Application(client_max_size=cfg.max_body_bytes,
-                          middlewares=[observe, _auth_middleware(cfg.auth_token, cfg.trusted_tokens),
-                                       identify_middleware(), service.work.foreground.middleware()],
+                          middlewares=[observe, _auth_middleware(cfg.auth_token, cfg.trusted_tokens,
+                                                                    list(cfg.client_tokens.values())),
+                                       identify_middleware(cfg.client_tokens),
+                                       service.work.foreground.middleware()],
                           handler_args={"max_field_size": _MAX_HEADER_BYTES,
                                         "max_line_size": _MAX_HEADER_BYTES})
     app[SERVICE_KEY] = service

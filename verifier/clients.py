@@ -7,8 +7,11 @@ RL loop is the same client in-process or over HTTP with the same id.
 
 What this does not cover: the header and the peer address are what the client says or where
 it connects from. A client that invents a new id per request, or several clients behind one
-proxy address, defeat or merge shares; only per-client tokens make identities trustworthy.
-With the one shared ``auth_token`` every authenticated caller is the same client.
+proxy address, defeat or merge shares; only per-client tokens make identities trustworthy:
+``client_tokens`` (name -> token) makes a request carrying one the client ``client:<name>``,
+whatever header it sends, and once any token is configured a request without a valid one
+is refused (401). With the one shared ``auth_token`` every authenticated caller is the same
+client.
 
 The identity travels in a context variable (set per request by ``identify_middleware`` or by
 the embedded transport), so ``VerifierService`` needs no extra parameter for it.
@@ -17,6 +20,7 @@ the embedded transport), so ``VerifierService`` needs no extra parameter for it.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import re
 from collections import defaultdict
 from contextvars import ContextVar
@@ -50,23 +54,30 @@ def token_identity(token: str) -> str:
     return "token:" + hashlib.sha256(token.encode()).hexdigest()[:16]
 
 
-def identify(headers, peer: str | None) -> str:
-    """The client identity of one HTTP request (see the module docstring for the order)."""
+def identify(headers, peer: str | None, named: dict[str, str] | None = None) -> str:
+    """The client identity of one HTTP request (see the module docstring for the order).
+    ``named``: token -> client name (``client_tokens`` inverted)."""
     auth = headers.get("Authorization", "")
     if auth.startswith("Bearer ") and auth[7:].strip():
-        return token_identity(auth[7:].strip())
+        given = auth[7:].strip()
+        for token, name in (named or {}).items():
+            if hmac.compare_digest(given.encode(), token.encode()):
+                return "client:" + name
+        return token_identity(given)
     given = headers.get(CLIENT_ID_HEADER)
     if given is not None:
         return "id:" + check_client_id(given.strip())
     return f"addr:{peer}" if peer else ANONYMOUS
 
 
-def identify_middleware():
+def identify_middleware(client_tokens: dict[str, str] | None = None):
     from aiohttp import web
+
+    named = {token: name for name, token in (client_tokens or {}).items()}
 
     @web.middleware
     async def identify_client(request, handler):
-        client = identify(request.headers, request.remote)
+        client = identify(request.headers, request.remote, named)
         token = client_id_var.set(client)
         share = SHARE_KEY.set(client)  # sandbox slots are shared fairly between clients
         try:

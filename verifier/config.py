@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from verifier.work_classes import WorkConfig
 
@@ -95,6 +95,11 @@ class VerifierConfig(BaseModel):
     feedback: Literal["samples", "all"] = Field(
         "samples", description="Full verdict messages for sample tests only (hidden tests get "
         "a verdict-level summary), or for every test of every problem.")
+    client_tokens: dict[str, str] = Field(
+        default_factory=dict, description="Per-client bearer tokens, name -> token (accepted "
+        "besides auth_token). A request with one is the client 'client:<name>' whatever its "
+        "X-Client-Id says, so fair shares and client_weights follow identities a client "
+        "cannot invent.")
     trusted_tokens: list[str] = Field(
         default_factory=list, description="Bearer tokens (accepted besides auth_token) whose "
         "requests get full messages on every test.")
@@ -103,6 +108,22 @@ class VerifierConfig(BaseModel):
         "per-client cap) and the bounds of the math, store and request work classes.")
     self_test: bool = Field(True, description="Run a tiny program through the backend at start.")
     log_level: str = Field("INFO", description="Python logging level name.")
+
+    @field_validator("client_tokens")
+    @classmethod
+    def _client_tokens(cls, v: dict[str, str]) -> dict[str, str]:
+        import re
+
+        for name, token in v.items():
+            if not re.fullmatch(r"[A-Za-z0-9._@/-]{1,64}", name):
+                raise ValueError(f"client_tokens: name {name[:80]!r} must be 1-64 characters of "
+                                 "letters, digits and ._@/-")
+            if len(token.strip()) < 8 or token != token.strip():
+                raise ValueError(f"client_tokens[{name!r}]: a token needs at least 8 characters "
+                                 "and no surrounding spaces")
+        if len(set(v.values())) != len(v):
+            raise ValueError("client_tokens: two clients share a token")
+        return v
 
     @classmethod
     def load(cls, file: str | Path | None = None, env: dict[str, str] | None = None,

@@ -49,7 +49,8 @@ class WorkConfig(BaseModel):
         "the client holding the most).")
     client_weights: dict[str, float] = Field(
         default_factory=dict, description="Round-robin weight per client identity "
-        "(token:<16 hex of sha256>, id:<X-Client-Id>, addr:<ip>); others weigh 1.")
+        "(client:<name> from client_tokens, token:<16 hex of sha256>, id:<X-Client-Id>, "
+        "addr:<ip>); others weigh 1.")
     math_workers: int = Field(
         2, ge=1, le=64, description="sympy worker processes = math answers judged at once.")
     math_reserve_workers: int = Field(

@@ -45,6 +45,53 @@ def test_client_identity_precedence():
         identify({"X-Client-Id": "bad id with spaces"}, "10.0.0.1")
 
 
+def test_client_tokens_name_the_client_whatever_the_header_says():
+    named = {"tok-alpha-123": "alpha", "tok-beta-4567": "beta"}
+    h = {"Authorization": "Bearer tok-alpha-123", "X-Client-Id": "someone-else"}
+    assert identify(h, "10.0.0.1", named) == "client:alpha"
+    assert identify({"Authorization": "Bearer tok-beta-4567"}, "10.0.0.1", named) == "client:beta"
+    # a token that is not a client token keeps its hashed identity
+    assert identify({"Authorization": "Bearer shared-secret"}, "10.0.0.1", named) == token_identity("shared-secret")
+
+
+@pytest.mark.parametrize("tokens, match", [
+    ({"a b": "tok-alpha-123"}, "name"), ({"alpha": "short"}, "8 characters"),
+    ({"alpha": "tok-same-123", "beta": "tok-same-123"}, "share a token"),
+])
+def test_client_tokens_are_checked(tokens, match):
+    with pytest.raises(ValueError, match=match):
+        make_config(client_tokens=tokens)
+
+
+async def test_client_tokens_over_http(blobs, backend):
+    svc = VerifierService(make_config(self_test=False, client_tokens={
+        "alpha": "tok-alpha-123", "beta": "tok-beta-4567"}), backend, blobs)
+    seen: list[str] = []
+    real = svc.work.code.reserve
+
+    def spy(units=1, client=None):
+        from verifier.clients import current_client
+        seen.append(current_client())
+        return real(units, client)
+    svc.work.code.reserve = spy
+    body = {"problem_id": "sum", "language": "python", "code": SUM_AC, "options": {"tests": ["01"]}}
+    await svc.start()
+    try:
+        async with await _served(svc) as c:
+            # no token, a wrong one, or an invented id alone: 401 once client tokens exist
+            for headers in ({}, {"Authorization": "Bearer nope-nope-1"}, {"X-Client-Id": "alpha"}):
+                r = await c.post("/v1/verify", json=body, headers=headers)
+                assert r.status == 401, headers
+            for token, who in (("tok-alpha-123", "client:alpha"), ("tok-beta-4567", "client:beta")):
+                r = await c.post("/v1/verify", json=body, headers={
+                    "Authorization": f"Bearer {token}", "X-Client-Id": "invented-7"})
+                assert r.status == 200 and (await r.json())["verdict"] == "AC"
+                assert seen[-1] == who
+        assert seen == ["client:alpha", "client:beta"]
+    finally:
+        await svc.close()
+
+
 async def test_bad_client_id_header_is_400(service):
     async with await _served(service) as c:
         r = await c.get("/v1/problems", headers={"X-Client-Id": "x" * 65})
