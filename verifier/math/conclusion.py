@@ -25,15 +25,18 @@ from __future__ import annotations
 
 import re
 
-from verifier.math.extract import (_DISOWNED_AFTER_RE, _clean_phrase_answer, _negated_before,
-                                   looks_like_bare_answer, math_spans)
+from verifier.math.extract import (_DISOWNED_AFTER_RE, _NUMBER_WORD_RE, _clean_phrase_answer,
+                                   _negated_before, looks_like_bare_answer, math_spans)
 
 # words that make a statement conditional, tentative or a rejected alternative
 _HEDGE_RE = re.compile(
     r"\b(?:would|might|could|maybe|perhaps|possibly|probably|alternatively|plausible|mistakes?|"
     r"mistaken|naive(?:ly)?|wrong|incorrect|suppose|supposing|assume|assuming|unless|if|either|"
     r"guess|unsure|not\s+sure|candidates?|possible\s+(?:answers?|values?)|options?\s+are|"
-    r"first\s+attempt|one\s+might|too\s+(?:large|small|big))\b",
+    r"first\s+attempt|one\s+might|too\s+(?:large|small|big)|may|seems?|appears?|likely|think|"
+    r"believe|earlier|tried|discard\w*|reject\w*|fails?|otherwise|vs|versus|instead|not|never|"
+    r"\w+n't|false|refut\w*|retract\w*|disregard|ignore|tentative\w*|should|say|claim|unclear|"
+    r"doubtful|uncertain|guess\w*|estimate\w*)\b|n't\b",
     re.IGNORECASE)
 # spans that only hold a connective: "$\therefore$ 375"
 _CONNECTIVE_RE = re.compile(r"\s*(?:\\therefore|\\because|\\implies|\\Rightarrow|\\Longrightarrow|∴)\s*")
@@ -41,7 +44,8 @@ _NUMBER_RE = re.compile(r"(?<![\w.\\^_])-?\d[\d,]*(?:\.\d+)?(?![A-Za-z0-9_])")
 # what states a value in prose; the value is what follows the last of them in the sentence
 _STATES_RE = re.compile(
     r"(?:\b(?:is|are|was|were|equals?|be|gets?|got|obtain(?:s|ed)?|gives?(?:\s+us)?|yields?|"
-    r"makes?|totals?|comes\s+to|becomes?)\b|=|:|\\therefore|∴)", re.IGNORECASE)
+    r"makes?|totals?|comes\s+to|becomes?)\b|=|(?<![\d\s])\s*+:|\\therefore|∴)",
+    re.IGNORECASE)
 _LIST_GLUE_RE = re.compile(r"(?:\s|,|;|\band\b|\bor\b|\\quad|\\qquad)*", re.IGNORECASE)
 _LABEL_RE = re.compile(r"\s*([A-Za-z](?:_\{?\w+\}?)?)\s*=(?!=)")
 _SENTENCE_END_RE = re.compile(r"[.!?](?=\s)|\n\s*\n")
@@ -52,17 +56,32 @@ def _sentence_start(text: str, pos: int, spans: list[tuple[str, int, int]]) -> i
     is not inside a math span (``$$x = 3.\\n$$`` ends no sentence)."""
     start = 0
     for m in _SENTENCE_END_RE.finditer(text, 0, pos):
+        if _ABBREV_RE.search(text, max(0, m.start() - 8), m.start() + 1):
+            continue  # "cf.", "e.g.", "Prop.": no sentence ends there
         if not any(s <= m.start() < e for _, s, e in spans):
             start = m.end()
     return start
+
+
+_ABBREV_RE = re.compile(r"\b(?:cf|e\.g|i\.e|etc|vs|approx|prop|thm|lem|fig|eq|resp|no|ca|viz|al)\.$",
+                        re.IGNORECASE)
+
+
+def _hedged_before(text: str, start: int) -> bool:
+    """A hedge in the words right before the sentence ("Possibly:\n\nthe count is 3.", "I
+    might be wrong... the count is $3$.")."""
+    return bool(_HEDGE_RE.search(text[max(0, start - 60):start]))
 
 
 def _hedged(*parts: str) -> bool:
     return any(_HEDGE_RE.search(p) for p in parts)
 
 
-_PLEASANTRY_RE = re.compile(r"\b(?:I\s+hope|hope\s+(?:this|it)|let\s+me\s+know|in\s+summary|to\s+summari[sz]e)"
-                            r"[^.!?\n]*+[.!?]?", re.IGNORECASE)
+# closing formulas that state nothing (a sentence of its own; "I hope five is also acceptable"
+# and "In summary, the count is five." are statements: a fourth review)
+_PLEASANTRY_RE = re.compile(r"\bI\s+hope\s+(?:it|this|that)\s+(?:is\s+(?:correct|right|helpful|clear)|helps)"
+                            r"\s*+[.!]?(?=\s|$)|\bLet\s+me\s+know\s+if\s+you\s+have\s+(?:any\s+)?questions"
+                            r"\s*+[.!]?(?=\s|$)", re.IGNORECASE)
 
 
 def _inert(tail: str) -> bool:
@@ -71,12 +90,50 @@ def _inert(tail: str) -> bool:
     if _hedged(tail):
         return False
     rest = _PLEASANTRY_RE.sub(" ", tail)
-    return not (_STATES_RE.search(rest) or _CONCLUDES_RE.search(rest) or re.search(r"\d|\\boxed", rest))
+    return not (_STATES_RE.search(rest) or _CONCLUDES_RE.search(rest) or re.search(r"\d|\\boxed", rest)
+                or _NUMBER_WORD_RE.search(rest) or _OPERATION_RE.search(rest))
+
+
+# a later sentence that does arithmetic on the value ("Then multiply by four.")
+_OPERATION_RE = re.compile(r"\b(?:multipl\w*|divid\w*|add\w*|subtract\w*|doubl\w*|tripl\w*|halv\w*|"
+                           r"squar\w*|cub\w*|times|plus|minus|twice|more|less|fewer|works?|fits?|"
+                           r"also|too)\b", re.IGNORECASE)
 
 
 # a later sentence that concludes something else ("Therefore she faces south.")
 _CONCLUDES_RE = re.compile(r"\b(?:therefore|thus|hence|so|finally|consequently|overall|in\s+conclusion|"
                            r"final)\b|\\therefore|∴", re.IGNORECASE)
+
+
+# what may follow the concluding span in its own sentence: nothing, a unit or a plain noun
+# or two ("$602$ pieces"), or a remark that it is the answer
+_SPAN_TAIL_RE = re.compile(
+    r"\s*+(?:(?:[A-Za-z][a-z]*+(?:\s++[a-z]++)?+)(?<!\bor)|,?\s*(?:which\s+is|as|is)\s+(?:the|our|my)\s+"
+    r"(?:final\s+)?(?:answer|solution|result|value)|in\s+total|altogether|in\s+all|overall|"
+    r"(?:at|in)\s+the\s+end)?\s*+[.!]?\s*+(?:\n|$)")
+# what may stand right before it: a stating word, a connective, a colon, or nothing
+_SPAN_LEAD_RE = re.compile(
+    r"(?:(?:\b(?:is|are|was|were|equals?|be|gets?|got|obtain(?:s|ed)?|gives?(?:\s+us)?|yields?|"
+    r"makes?|totals?|becomes?|find|have|therefore|thus|hence|so|namely|finally|answer)\b\s*+,?|[=:]|"
+    r"\\therefore|∴)\s*+(?:\\[\[(]|\$)?\s*+|^\s*+)$", re.IGNORECASE)
+
+
+def _span_tail_ok(text: str, end: int) -> bool:
+    """The span ends its sentence: "$3$ squared", "$3$ thousand", "$3$ seems wrong", "$3$,
+    or possibly five" and "$3$ if order matters" say something else (a fourth review)."""
+    from verifier.math.normalize import changes_value
+
+    stop = _SENTENCE_END_RE.search(text, end)
+    tail = text[end:stop.end() if stop else len(text)]
+    m = _SPAN_TAIL_RE.fullmatch(tail + ("" if tail.endswith("\n") else "\n"))
+    if not m:
+        return False
+    words = re.findall(r"[A-Za-z]+", tail)
+    return not any(changes_value(w) or _HEDGE_RE.fullmatch(w) or _OPERATION_RE.fullmatch(w)
+                   or _NUMBER_WORD_RE.fullmatch(w) for w in words
+                   if w.lower() not in ("which", "is", "as", "the", "our", "my", "final", "answer", "in",
+                                        "total", "all", "altogether", "overall", "solution", "result",
+                                        "value", "at", "end"))
 
 
 def _sentence_rest(text: str, end: int) -> str:
@@ -91,6 +148,13 @@ def _prose_value(sentence: str) -> str | None:
     marks = list(_STATES_RE.finditer(sentence))
     if not marks:
         return None
+    before = sentence[:marks[-1].start()]
+    if len(marks) > 1:  # "the area is 4 * 4 = 16": a chain of arithmetic may lead to the value
+        chain = sentence[marks[-2].end():marks[-1].start()]
+        if re.fullmatch(r"[\d\s.,+\-*/×·÷()^]*", chain):
+            before = sentence[:marks[-2].start()]
+    if _NUMBER_RE.search(before) or _NUMBER_WORD_RE.search(before):
+        return None  # "Without order the count is 5; with order it is 3": two statements
     value = sentence[marks[-1].end():].strip().lstrip("$").strip()
     value = _clean_phrase_answer(value)
     if not value or not re.search(r"\d", value) or not looks_like_bare_answer(value):
@@ -133,7 +197,8 @@ def _value(text: str) -> str | None:
         start = _sentence_start(text, pos, spans)
         end = _SENTENCE_END_RE.search(text, numbers[-1].end())
         stop = end.start() if end else len(text)
-        if _hedged(text[start:stop]) or not _inert(text[stop:]) or _negated_before(text, pos):
+        if (_hedged(text[start:stop]) or _hedged_before(text, start) or not _inert(text[stop:])
+                or _negated_before(text, pos)):
             return None
         return _prose_value(text[start:stop])
     if not spans:
@@ -141,7 +206,9 @@ def _value(text: str) -> str | None:
     content, start, end = spans[-1]
     sentence_start = _sentence_start(text, start, spans)
     if (_negated_before(text, start) or _DISOWNED_AFTER_RE.match(text, end, end + 64)
-            or _hedged(text[sentence_start:start]) or not _inert(_sentence_rest(text, end))):
+            or _hedged(text[sentence_start:start]) or _hedged_before(text, sentence_start)
+            or not _inert(_sentence_rest(text, end))
+            or not _span_tail_ok(text, end)):
         return None
     group = [content]
     first = start
@@ -151,6 +218,9 @@ def _value(text: str) -> str | None:
             break
         group.insert(0, prev_content)
         first = _p_start
+    lead = text[sentence_start:first]
+    if not (_SPAN_LEAD_RE.search(lead[-80:]) or re.match(r"\s*(?:=|\\therefore|∴)", group[0])):
+        return None  # "The count is $5$ vs $3$", "$5$, otherwise $3$": not what it states
     labels = [_LABEL_RE.match(a) for a in group]
     if len(group) > 1 and all(labels) and len({m.group(1) for m in labels}) == len(group):
         group = group[-1:]  # "we get $x = 4$ and $y = \frac{1}{2}$": values of different unknowns

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 
 from verifier.math.claims import date_answer
 
@@ -294,6 +295,10 @@ _NOTE_CLAUSE_RE = re.compile(r"(?:,\s*+|\s++)(?:since|because|as\s+(?:the|our|my
 def _drop_note(line: str) -> str:
     """The answer without a note that only comments on it. A note that hedges or names a
     value ("(or possibly 4)", "(not 4)") stays, so the answer stays unreadable or revised."""
+    base = re.fullmatch(r"(\$?)([0-9A-Za-z]+)(_\{?\d+\}?)?(\$?)\s*\(\s*in\s+base\s+(\d+)\s*\)\s*[.,;]?\s*", line)
+    if base:  # "30 (in base 8)" is 30_8 ("30" alone was paid for a decimal 30: a fourth review)
+        digits, sub, n = base.group(2), base.group(3), base.group(5)
+        return f"{digits}{sub}" if sub else f"{digits}_{{{n}}}"
     m = _NOTE_PAREN_RE.search(line)
     if m and m.start() > 0 and _PROSE_RE.search(m.group(1)) and not _note_hedges(m.group(1)):
         return line[:m.start()].rstrip()
@@ -304,11 +309,22 @@ def _drop_note(line: str) -> str:
 
 
 def _note_hedges(note: str) -> bool:
-    no_base = re.sub(r"\bbase\s+\d+\b", "", note, flags=re.IGNORECASE)
-    return bool(re.search(r"\d", no_base) or _REVISION_RE.search(note) or _NEGATED_NOTE_RE.search(note))
+    """Does the note hedge the answer or change its value ("(in thousands)", "(squared)",
+    ", since we still have to double it": a fourth review)? Then it is no mere comment."""
+    return bool(re.search(r"\d|\bbase\b", note) or _REVISION_RE.search(note) or _NEGATED_NOTE_RE.search(note))
 
 
-_NEGATED_NOTE_RE = re.compile(r"\b(?:not|never|no|approximately|about|roughly|wrong|incorrect|if)\b", re.IGNORECASE)
+_NEGATED_NOTE_RE = re.compile(
+    r"\b(?:not|never|no|approximately|about|roughly|wrong|incorrect|if|where|twice|half|doubl\w*|tripl\w*|quadrupl\w*|squar\w*|cub\w*|negat\w*|"
+    r"opposite|reciprocal|inverse|invert\w*|round\w*|multipl\w*|divid\w*|subtract\w*|add\w*|"
+    r"plus|minus|times|scale\w*|units?\s+of|dozens?|hundreds?|thousands?|millions?|billions?|"
+    r"percent\w*|\w*illions?|\w+fold|halves|thirds|quarters|fourths|fifths|tenths|"
+    r"hundredths|thousandths|powers?|exponent|logs?|logarithm|mod|modulo|residue|remainder|"
+    r"estimate\w*|approx\w*|false|reject\w*|invalid|guess\w*|tentative\w*|unverified|doubt\w*|"
+    r"placeholder|gave\s+up|unlikely|bounds?|binary|hex\w*|octal|" + "|".join(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
+        "eighty ninety".split()) + r")\b", re.IGNORECASE)
 
 
 def _clean_phrase_answer(raw: str) -> str:
@@ -337,28 +353,52 @@ def _clean_phrase_answer(raw: str) -> str:
     return line.rstrip(".").strip()
 
 
+_NUMBER_WORD = (r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
+                r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|"
+                r"sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen)\b")
+_NUMBER_WORD_RE = re.compile(_NUMBER_WORD, re.IGNORECASE)
 _REVISION_RE = re.compile(
     r"\b(?:actually|wait|hmm+|oops|correction|mistake|wrong|instead|rather|scratch|"
     r"reconsider|re-?check|second thought|I mean|no,|or|maybe|perhaps|possibly|probably|"
     r"alternatively|unless|otherwise|either|could|might|sorry|never\s*mind|my bad|I meant|make that|"
-    r"recheck(?:ing)?|redo(?:ing)?|recount(?:ing)?)\b|→|⇒|=>|->|\\to\b|\\(?:Right|right|long)arrow",
+    r"recheck(?:ing)?|redo(?:ing)?|recount(?:ing)?|correct(?:ing|ed)|also|too|as\s+well)\b"
+    r"|→|⇒|=>|->|\\to\b|\\(?:Right|right|long)arrow",
     re.IGNORECASE)
 # after a revision word, "it is X" / "the answer is X" in words: another answer (hostile
 # review: "The answer is 3. Actually, it is four." and "red. Wait, it is blue." were paid)
 _WORD_CLAIM_RE = re.compile(r"\b(?:it|that|the\s+(?:final\s+)?answer|this)\s*+(?:is|'s|should\s+be|must\s+be|was"
                             r"|might\s+be|could\s+be|may\s+be|would\s+be)"
-                            r"\s++(?!not\b)(\(?[A-Za-z][A-Za-z.'-]*+\)?(?:\s++[A-Z][A-Za-z.'-]*+)?+)", re.IGNORECASE)
+                            r"\s++(?!not\b|also\b|too\b|as\b)(\(?[A-Za-z][A-Za-z.'-]*+\)?(?:\s++[A-Z][A-Za-z.'-]*+)?+)", re.IGNORECASE)
 _UNWRAP_TEXT_RE = re.compile(_TEXT_CMD + r"\s*+\{([^{}]*+)\}")
 # a phrase answer that is negated or conditional is no answer: "is not likely to be 3"
 _NEGATED_RE = re.compile(r"^(?:not|never|no\s+longer|unlikely|possibly|probably|perhaps|maybe)\b"
                          r"|\b(?:wrong|incorrect)\b", re.IGNORECASE)
 # a number stated as a value; one that starts an expression ("Check: $71 - 142 = -71$") is not
-_CLAIM_RE = re.compile(r"(?:\b(?:is|be|equals?|gives?|get|got)\b|=|:)\s*+\$?+\s*+(-?\d[\d.,/]*\d|-?\d)"
-                       r"(?![\d.,/]*+\s*+(?:[-+*/^×·÷=<>(]|\\(?:times|cdot|div)\b))")
+_CLAIM_RE = re.compile(r"(?:\b(?:is|are|was|were|be|becomes?|makes?|totals?|equals?|gives?|get|gets|got"
+                       r"|obtain(?:s|ed)?|yields?)\b|=|:)\s*+\$?+\s*+(-?\d[\d.,/]*\d|-?\d|"
+                       + _NUMBER_WORD + r")"
+                       r"(?![\d.,/]*+\s*+(?:[-+*/^×·÷=<>(]|\\(?:times|cdot|div)\b))", re.IGNORECASE)
 
 
 _CHECK_LINE_RE = re.compile(r"(?:^|(?<=[.!?\n]))[ \t]*+(?:(?:sanity\s+)?check(?:ing)?|verif(?:y|ication|ying))\b"
                             r"[^\n]*+", re.IGNORECASE)
+
+
+_OPTION_ANSWER_RE = re.compile(r"\(?[A-E]\)?")
+
+
+_CHECK_WORDS = {"check", "checking", "checked", "verify", "verification", "verified", "verifying",
+                "sanity", "ok", "okay", "yes", "true", "holds", "indeed", "and", "so", "correct"}
+
+
+def _plain_check(m: re.Match) -> str:
+    """A check line is dropped when it is only arithmetic and check words; one that says
+    more ("Check: that fails, the count must be 5", "Checking again, I get 5": a fourth
+    review) is read like any other text."""
+    line = m.group(0)
+    outside = re.sub(r"\$[^$]*\$|\\\(.*?\\\)", " ", line)
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", outside)}
+    return " " if words <= _CHECK_WORDS else line
 
 
 def _revised(ans: str, after_phrase: str) -> bool:
@@ -378,20 +418,27 @@ def _revised(ans: str, after_phrase: str) -> bool:
         claim = _WORD_CLAIM_RE.search(words)
         if claim and claim.group(1).strip(".()").lower() != ans.strip().strip(".()").lower():
             return True
-    if not re.search(r"\d", rest):
+    has_value = (re.search(r"\d", rest) or _NUMBER_WORD_RE.search(rest)
+                 or (not rest.isascii() and any(unicodedata.numeric(c, None) is not None for c in rest)))
+    if _OPTION_ANSWER_RE.fullmatch(ans.strip()) and re.search(r"(?<![A-Za-z\\])\(?[A-E]\)?(?![A-Za-z])",
+                                                              _CHECK_LINE_RE.sub(" ", rest)):
+        return True  # "Answer: C. D also fits.": another option named after it
+    if not has_value:
         return False
     if revision:
         return True
     # A check verifies the answer; its own values are no second answer ("The answer is (A) 6.
     # Check: $6 - 4 = 2$ ✓"). Only the phrase's answer is paid, so a policy gains nothing by
     # naming another value in one (with a revision word in it, it is a revision, above).
-    rest = _CHECK_LINE_RE.sub(" ", rest)
+    rest = _CHECK_LINE_RE.sub(_plain_check, rest)
     for content, _, _ in math_spans(rest.lstrip("$"), positions=True):  # "The answer is $3$.\n\n$4$"
         value = content.strip()
-        if re.fullmatch(r"-?\d[\d,]*(?:\.\d+)?", value) and value != ans.strip().strip("$").strip():
+        # any math with a number in it, other than the answer written again ("So the total is
+        # $\frac{8}{2}$."): a later value, and no way to tell it is the same one cheaply
+        if re.search(r"\d", value) and _squeeze(value) != _squeeze(ans.strip().strip("$")):
             return True
     return any(m.group(1).rstrip(".,") != ans.strip() and not _same_number(m.group(1), ans)
-               and not _checks(ans, rest, m) for m in _CLAIM_RE.finditer(rest))
+               for m in _CLAIM_RE.finditer(rest))
 
 
 def _same_number(a: str, b: str) -> bool:
@@ -410,17 +457,6 @@ def _same_number(a: str, b: str) -> bool:
 
 def _squeeze(s: str) -> str:
     return re.sub(r"[\s{}$]|\\[,;:! ]|\\left|\\right", "", s)
-
-
-def _checks(ans: str, rest: str, claim: re.Match) -> bool:
-    """Is the claim the result of a check on the answer: "= 1164" after "$388 \\times 3",
-    "= 108" after "(6\\sqrt{3})^2"? The left side of its "=" holds the answer itself."""
-    if not rest.startswith("=", claim.start()):
-        return False
-    line_start = max(rest.rfind("\n", 0, claim.start()), rest.rfind(":", 0, claim.start()),
-                     rest.rfind("$", 0, claim.start() - 1)) + 1
-    lhs, a = _squeeze(rest[line_start:claim.start()]), _squeeze(ans)
-    return bool(a) and a in lhs and lhs != a
 
 
 def looks_like_bare_answer(text: str) -> bool:
@@ -517,10 +553,32 @@ def escape_currency(text: str) -> str:
     return "".join(out)
 
 
+_STRUCK_RE = re.compile(r"~~[^~\n]*+~~")
+# Letters that look Latin but are not (Cyrillic, Greek), and invisible characters: "Аctually",
+# "rеjected", "th\u200bousands" slipped past every word rule (a fourth review). Digits and
+# math symbols are left alone (NFKC would turn x² into x2).
+_CONFUSABLES = str.maketrans({
+    "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "ѕ": "s", "і": "i",
+    "ј": "j", "ԁ": "d", "һ": "h", "ӏ": "l", "ԛ": "q", "ԝ": "w", "ɡ": "g", "А": "A", "В": "B",
+    "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C", "Т": "T", "Х": "X",
+    "У": "Y", "Ѕ": "S", "І": "I", "Ј": "J", "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H",
+    "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X",
+    "ο": "o", "ν": "v", "\u200b": "", "\u200c": "", "\u200d": "", "\u2060": "", "\ufeff": "",
+    "\u00ad": ""})
+
+
+def plain_letters(text: str) -> str:
+    """``text`` with look-alike letters read as the Latin ones and invisible characters gone."""
+    return text.translate(_CONFUSABLES) if not text.isascii() else text
+
+
 def extract_answer(text: str, require_box: bool = False) -> str | None:
     """The final answer written in a response, or None when it holds none."""
     if not text or not text.strip():
         return None
+    text = plain_letters(text)
+    if "~~" in text:  # markdown strike-through: what it crosses out is not written (a review)
+        text = _STRUCK_RE.sub(" ", text)
     group = _final_box_group(text)
     if group is not None:
         return _join(group) if group else None

@@ -91,8 +91,9 @@ def _replace_text_commands(s: str) -> str:
         elif low in ("or", "and", ",", "or,"):
             out.append(f" {low} ")
         elif len(content) == 1 and content.isalpha() and (
-                content in "ei" or not re.search(r"[\d}]\s*$", s[: m.start()])):
-            out.append(" " + content + " ")  # \mathrm{e} is Euler's e, not a unit
+                content in "eiMBK" or not re.search(r"[\d}]\s*$", s[: m.start()])):
+            # \mathrm{e} is Euler's e, 3\text{M} is 3 million (a review), not a unit
+            out.append(" " + content + " ")
         elif (_UNITISH_RE.fullmatch(content) and not _is_whole(s, m.start(), j)
               and not any(_changes_value(w) for w in re.findall(r"[a-z]+", low))):
             # a unit or word beside math: drop it and a power right after it (cm^2)
@@ -174,7 +175,17 @@ _NOT_UNIT_WORDS = {
     "minimum", "maximum", "min", "max", "upwards", "upward", "onwards", "ish", "odd",
     # a third review's: abbreviations, foreign scale words, repeating marks, multipliers
     "mln", "thou", "millones", "millon", "millón", "repeating", "recurring", "repeated",
-    "point", "fold"}
+    "point", "fold",
+    # a fourth review's: scale and base words, value-changing plurals, and words that disown
+    # or hedge the number before them (each was paid for the bare number)
+    "lac", "lacs", "wan", "kilo", "mega", "giga", "milli", "millis", "micro", "nano", "ks", "permil",
+    "binary", "hexadecimal", "hex", "octal", "base", "squares", "cubes", "inverses", "negatives",
+    "squareroot", "exponentiated", "percentiles", "rejected", "perhaps", "presumably", "probably",
+    "invalid", "excluded", "disproved", "erroneous", "tentatively", "tentative", "unverified",
+    "nope", "crossed", "extra", "short", "too", "false", "wrongly", "doubtful", "unlikely", "rec",
+    "recur", "recurs", "cannot", "unless", "seems", "seem", "off", "lower",
+    "upper", "bound", "bounds", "hopefully", "unsure", "guess", "tbd", "maybe", "might", "could",
+    "would", "should", "wrong", "incorrect", "right", "xx"}
 
 
 # "5 twelfths", "5 millionths": an ordinal after a number makes a fraction of it ("seconds"
@@ -190,11 +201,16 @@ _ILLION_RE = re.compile(r"[a-z]*illions?")
 
 def _changes_value(word: str) -> bool:
     w = word.lower()
-    if "-" in w:  # "thousand-odd", "million-plus": any part
-        return any(_changes_value(part) for part in w.split("-") if part)
+    if "-" in w:  # "thousand-odd", "million-plus": any part, or the parts joined ("tho-usand")
+        return (any(_changes_value(part) for part in w.split("-") if part)
+                or _changes_value(w.replace("-", "")))
+    if _SCALE_END_RE.search(w):
+        return True  # "tenthousand", "hundredthousand"
     return (w in _NOT_UNIT_WORDS or w.endswith("fold") or bool(_ORDINAL_RE.fullmatch(w)
                                                                  or _ILLION_RE.fullmatch(w)))
 
+
+_SCALE_END_RE = re.compile(r"(?:hundred|thousand|illion|lakh|crore)s?$")
 
 changes_value = _changes_value  # for the box-operand check in extract
 
@@ -492,10 +508,12 @@ def option_with_value(gold: str, pred: str) -> str | None:
     if not m:
         return None
     rest = pred[m.end():].strip().strip("$").rstrip(".").strip()
-    if not rest or re.search(r"[A-Z()]|[a-z]{2,}(?<!\\[a-z]{2})", _strip_commands(rest)):
-        return None
+    if not _OPTION_VALUE_RE.fullmatch(rest):
+        return None  # "(C) 12 / 15", "(C) \neq 12", "(C) 12 ✗", "(C) ?": not one plain value
     return m.group(1) or m.group(2)
 
 
-def _strip_commands(s: str) -> str:
-    return re.sub(r"\\[A-Za-z]+", " ", s)
+# the value an option states: one number, fraction, root or multiple of pi, nothing else
+_OPTION_VALUE_RE = re.compile(
+    r"\\?\$?-?(?:\d[\d,]*(?:\.\d+)?(?:\s*\\?%)?|\\[dt]?frac\s*\{\d+\}\s*\{\d+\}"
+    r"|\d*\s*\\sqrt\s*\{\d+\}|\d*\s*\\pi)")
