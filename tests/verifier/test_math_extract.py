@@ -38,7 +38,8 @@ def test_last_boxed(text, expected):
     ("There are 11 more steps to consider.\n\nTherefore she faces south.", None),
     # the concluding math span is
     (r"Therefore $x \geq 5$ is the solution.", r"x \geq 5"),
-    (r"Thus we get \(x = 4\) and \[y = \frac{1}{2}\] at the end", r"y = \frac{1}{2}"),
+    # two values stated together are a list (a policy could hide a second candidate)
+    (r"Thus we get \(x = 4\) and \[y = \frac{1}{2}\] at the end", r"x = 4, y = \frac{1}{2}"),
     # markdown, final-answer sentences, GSM8K phrasing with a unit noun
     ("**Answer:** **18**", "18"),
     ("Janet makes $18 a day.\n**Final Answer:** 18", "18"),

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import re
 
-from verifier.math.extract import (_DISOWNED_AFTER_RE, _NUMBER_WORD_RE, _clean_phrase_answer,
-                                   _negated_before, looks_like_bare_answer, math_spans)
+from verifier.math.extract import (_DISOWNED_AFTER_RE, _NUMBER_WORD_RE, _REVISION_RE,
+                                   _clean_phrase_answer, _negated_before, looks_like_bare_answer,
+                                   math_spans)
 
 # words that make a statement conditional, tentative or a rejected alternative
 _HEDGE_RE = re.compile(
@@ -36,7 +37,9 @@ _HEDGE_RE = re.compile(
     r"first\s+attempt|one\s+might|too\s+(?:large|small|big)|may|seems?|appears?|likely|think|"
     r"believe|earlier|tried|discard\w*|reject\w*|fails?|otherwise|vs|versus|instead|not|never|"
     r"\w+n't|false|refut\w*|retract\w*|disregard|ignore|tentative\w*|should|say|claim|unclear|"
-    r"doubtful|uncertain|guess\w*|estimate\w*)\b|n't\b",
+    r"doubtful|uncertain|guess\w*|estimat\w*|suspect|reckon|hunch|presumably|apparently|roughly|"
+    r"hopefully|certainty|supposedly|allegedly|bogus|arguably|seemingly|erroneously|mistakenly|"
+    r"wrongly|incorrectly|falsely)\b|n't\b",
     re.IGNORECASE)
 # spans that only hold a connective: "$\therefore$ 375"
 _CONNECTIVE_RE = re.compile(r"\s*(?:\\therefore|\\because|\\implies|\\Rightarrow|\\Longrightarrow|∴)\s*")
@@ -91,7 +94,14 @@ def _inert(tail: str) -> bool:
         return False
     rest = _PLEASANTRY_RE.sub(" ", tail)
     return not (_STATES_RE.search(rest) or _CONCLUDES_RE.search(rest) or re.search(r"\d|\\boxed", rest)
-                or _NUMBER_WORD_RE.search(rest) or _OPERATION_RE.search(rest))
+                or _NUMBER_WORD_RE.search(rest) or _OPERATION_RE.search(rest) or _REVISION_RE.search(rest)
+                or _TAKEN_BACK_RE.search(rest))
+
+
+# a later sentence that takes the value back ("Nope.", "Scratch that.", "I messed up")
+_TAKEN_BACK_RE = re.compile(r"\b(?:no|nope|nah|contradict\w*|messed|doubt\w*|error|errors|oops|"
+                            r"scratch|retract\w*|disregard|ignore|mistake\w*|wrong|incorrect)\b",
+                            re.IGNORECASE)
 
 
 # a later sentence that does arithmetic on the value ("Then multiply by four.")
@@ -116,6 +126,25 @@ _SPAN_LEAD_RE = re.compile(
     r"(?:(?:\b(?:is|are|was|were|equals?|be|gets?|got|obtain(?:s|ed)?|gives?(?:\s+us)?|yields?|"
     r"makes?|totals?|becomes?|find|have|therefore|thus|hence|so|namely|finally|answer)\b\s*+,?|[=:]|"
     r"\\therefore|∴)\s*+(?:\\[\[(]|\$)?\s*+|^\s*+)$", re.IGNORECASE)
+
+
+def _values_in(lead: str, spans, lo: int, hi: int) -> bool:
+    """Numbers before the concluding span in its sentence, in prose or in other math spans
+    (a lone variable like $z$ is no value)."""
+    prose = lead
+    for content, s_start, s_end in spans:
+        if lo <= s_start and s_end <= hi:
+            if re.search(r"\d", content):
+                return True
+            prose = prose.replace(content, " ")
+    prose = re.sub(r"\b(?:base|step|part|case|problem|question)[-\s]*\d+", " ", prose, flags=re.IGNORECASE)
+    return bool(_NUMBER_RE.search(prose) or _NUMBER_WORD_RE.search(prose))
+
+
+def _states_a_value(text: str, sentence_start: int, spans) -> bool:
+    """Does the sentence before ``sentence_start`` state a value ("The count is five.")?"""
+    prev = text[_sentence_start(text, max(0, sentence_start - 1), spans):sentence_start]
+    return bool(_STATES_RE.search(prev) and (re.search(r"\d", prev) or _NUMBER_WORD_RE.search(prev)))
 
 
 def _span_tail_ok(text: str, end: int) -> bool:
@@ -221,9 +250,10 @@ def _value(text: str) -> str | None:
     lead = text[sentence_start:first]
     if not (_SPAN_LEAD_RE.search(lead[-80:]) or re.match(r"\s*(?:=|\\therefore|∴)", group[0])):
         return None  # "The count is $5$ vs $3$", "$5$, otherwise $3$": not what it states
-    labels = [_LABEL_RE.match(a) for a in group]
-    if len(group) > 1 and all(labels) and len({m.group(1) for m in labels}) == len(group):
-        group = group[-1:]  # "we get $x = 4$ and $y = \frac{1}{2}$": values of different unknowns
+    if _values_in(lead, spans, sentence_start, first):
+        return None  # "the number of apples is $5$ and the number of pears is $3$": two statements
+    if not lead.strip() and _states_a_value(text, sentence_start, spans):
+        return None  # "The count is $5$.\n\n$$3$$": a bare value after a stated one
     answers = [re.sub(r"^\s*(?:=|\\therefore|∴)\s*", "", a).strip() for a in group]
     answers = list(dict.fromkeys(a for a in answers if a))
     if not answers:
