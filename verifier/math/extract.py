@@ -289,7 +289,7 @@ _TITLE_DOT_RE = re.compile(r"(?<![A-Za-z])(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Mt|Prof|Gen|C
 _NOTE_PAREN_RE = re.compile(r"\s*+(?<!\\)\(([^()$\\]*+)\)\s*+[.,;]?\s*+$")  # not \(...\): math
 _NOTE_CLAUSE_RE = re.compile(r"(?:,\s*+|\s++)(?:since|because|as\s+(?:the|our|my)\s+(?:final\s+)?answer"
                              r"|which\s+is\s+(?:the|our|my)\s+(?:final\s+)?answer|given\s+that|so\s+that"
-                             r"|where|as\s+(?:required|expected|computed|shown|claimed))\b[^$]*+$", re.IGNORECASE)
+                             r"|where|as\s+(?:required|expected|computed|shown|claimed))\b", re.IGNORECASE)
 
 
 def _drop_note(line: str) -> str:
@@ -302,8 +302,8 @@ def _drop_note(line: str) -> str:
     m = _NOTE_PAREN_RE.search(line)
     if m and m.start() > 0 and _PROSE_RE.search(m.group(1)) and not _note_hedges(m.group(1)):
         return line[:m.start()].rstrip()
-    m = _NOTE_CLAUSE_RE.search(line)
-    if m and m.start() > 0 and not _note_hedges(m.group(0)):
+    m = _NOTE_CLAUSE_RE.search(line)  # its first clause word only: linear in the line
+    if m and m.start() > 0 and "$" not in line[m.start():] and not _note_hedges(line[m.start():]):
         return line[:m.start()].rstrip()
     return line
 
