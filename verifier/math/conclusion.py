@@ -26,22 +26,10 @@ from __future__ import annotations
 import bisect
 import re
 
-from verifier.math.extract import (_DISOWNED_AFTER_RE, _NUMBER_WORD_RE, _REVISION_RE,
+from verifier.math.extract import (_DISOWNED_AFTER_RE, _HEDGE_RE, _NUMBER_WORD_RE, _REVISION_RE,
                                    _clean_phrase_answer, _negated_before, looks_like_bare_answer,
                                    math_spans)
 
-# words that make a statement conditional, tentative or a rejected alternative
-_HEDGE_RE = re.compile(
-    r"\b(?:would|might|could|maybe|perhaps|possibly|probably|alternatively|plausible|mistakes?|"
-    r"mistaken|naive(?:ly)?|wrong|incorrect|suppose|supposing|assume|assuming|unless|if|either|"
-    r"guess|unsure|not\s+sure|candidates?|possible\s+(?:answers?|values?)|options?\s+are|"
-    r"first\s+attempt|one\s+might|too\s+(?:large|small|big)|may|seems?|appears?|likely|think|"
-    r"believe|earlier|tried|discard\w*|reject\w*|fails?|otherwise|vs|versus|instead|not|never|"
-    r"\w+n't|false|refut\w*|retract\w*|disregard|ignore|tentative\w*|should|say|claim|unclear|"
-    r"doubtful|uncertain|guess\w*|estimat\w*|suspect|reckon|hunch|presumably|apparently|roughly|"
-    r"hopefully|certainty|supposedly|allegedly|bogus|arguably|seemingly|erroneously|mistakenly|"
-    r"wrongly|incorrectly|falsely)\b|n't\b",
-    re.IGNORECASE)
 # spans that only hold a connective: "$\therefore$ 375"
 _CONNECTIVE_RE = re.compile(r"\s*(?:\\therefore|\\because|\\implies|\\Rightarrow|\\Longrightarrow|∴)\s*")
 _NUMBER_RE = re.compile(r"(?<![\w.\\^_])-?\d[\d,]*(?:\.\d+)?(?![A-Za-z0-9_])")

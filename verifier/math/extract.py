@@ -120,7 +120,7 @@ def last_boxed(text: str) -> str | None:
 # punctuation, line breaks and alignment: the boxes are one group of answers. (\boxed{4}~\boxed{3}
 # and \boxed{4} \\ \boxed{3} paid the last box: hostile review.)
 _GAP_TEXT_RE = re.compile(r"\\(?:text|mbox|mathrm)\s*\{([^{}]*)\}")
-_GAP_WORDS = {"and", "or", "vs", "versus"}
+_GAP_WORDS = {"and", "or", "vs", "versus", "lor", "vee", "resp", "respectively", "else", "otherwise"}
 # A box with arithmetic or notation right against it is part of a larger expression or
 # relation: -\boxed{3}, \boxed{3}0, $\boxed{3}+1$, \frac{1}{\boxed{3}}, \boxed{3}.5, \boxed{2}\pi,
 # x > \boxed{3}, "not \boxed{3}" are not 3 (a bullet "- \boxed{3}" at a line start is fine).
@@ -145,7 +145,16 @@ _OPERAND_BEFORE_RE = re.compile(
 # (negations are _negated_before's)
 _WORD_BEFORE = {"negative", "minus", "over", "twice", "thrice", "double", "triple", "half", "than",
                 "least", "most", "except", "from", "of", "root", "inverse", "reciprocal", "under",
-                "below", "above", "nearly", "almost", "without", "besides", "excluding", "unlike"}
+                "below", "above", "nearly", "almost", "without", "besides", "excluding", "unlike",
+                # a fourth review's: bounds, ranges and exceptions
+                "exceeds", "exceed", "upto", "near", "around", "approximately", "about", "but",
+                "between", "through", "thru", "till", "until", "unequal", "nonequal", "excludes",
+                "exclude", "differs", "beyond", "past", "within"}
+# two words right before a box that bound it ("up to \boxed{3}", "capped at \boxed{3}")
+_TWO_WORDS_BEFORE = {("up", "to"), ("capped", "at"), ("bounded", "by"), ("divisible", "by"),
+                     ("close", "to"), ("limited", "to"), ("multiple", "of"), ("divisor", "of"),
+                     ("power", "of"), ("factor", "of"), ("unequal", "to"), ("nonequal", "to"),
+                     ("different", "to"), ("opposed", "to"), ("compared", "to"), ("prior", "to")}
 # notation after a box that makes it an operand, whatever spacing lies between
 _OPERAND_AFTER_RE = re.compile(
     r"\d|\.\d|,\d{3}|[-+*/^_]\s*+(?:\d|\\(?!circ)|\(|\{(?!\s*+\\circ))|\\(?:cdot|times|div|ast)(?![a-zA-Z])"
@@ -217,9 +226,9 @@ def _attached(text: str, line_start: int, start: int, end: int) -> bool:
             return True  # x\boxed{3} is 3x, 2(\boxed{3}) is 6
         if near.endswith("}") and not _TEXT_GROUP_END_RE.search(near):
             return True  # \frac{1}{2}\boxed{3}, x^{2}\boxed{3}: a factor
-        words = _last_words(near, 1)
-        if words and words[0] in _WORD_BEFORE:
-            return True  # "minus \boxed{3}", "twice \boxed{3}"
+        words = _last_words(near, 2)
+        if words and (words[-1] in _WORD_BEFORE or tuple(words) in _TWO_WORDS_BEFORE):
+            return True  # "minus \boxed{3}", "twice \boxed{3}", "up to \boxed{3}"
     j = _INVISIBLE_RUN_RE.match(text, end).end()
     rest = text[j:j + _NEAR]
     if _OPERAND_AFTER_RE.match(rest):
@@ -244,7 +253,8 @@ def _glued(between: str) -> bool:
     if len(between) > 40:
         return False
     gap = _GAP_TEXT_RE.sub(lambda m: " " + m.group(1) + " ", between)
-    gap = re.sub(r"\\(?:quad|qquad|[,;:! ]|\\)|[~&/|$]", " ", gap)
+    gap = re.sub(r"\\(?:lor|vee)(?![A-Za-z])", " or ", gap)
+    gap = re.sub(r"\\\\\s*(?:\[[^\]]*\])?|\\(?:quad|qquad|[,;:! ])|[~&/|$.]", " ", gap)
     words = re.findall(r"[A-Za-z]+", gap)
     return all(w.lower() in _GAP_WORDS for w in words) and not re.search(r"[=<>\\]", gap)
 
@@ -261,6 +271,11 @@ def _final_box_group(text: str) -> list[str] | None:
     line_start = text.rfind("\n", 0, group[0][0]) + 1
     if _attached(text, line_start, group[0][0], group[-1][1]):
         return []  # the box is an operand, not the answer
+    from verifier.math.box_context import box_disowned
+
+    values = len({b[2].strip() for b in boxes})
+    if box_disowned(text, group[0][0], group[-1][1], _join([b[2] for b in group]), values):
+        return []  # its words say it is not the answer
     return [b[2] for b in group]
 
 
@@ -384,6 +399,18 @@ _CHECK_LINE_RE = re.compile(r"(?:^|(?<=[.!?\n]))[ \t]*+(?:(?:sanity\s+)?check(?:
                             r"[^\n]*+", re.IGNORECASE)
 
 
+# words that make a statement conditional, tentative or a rejected alternative
+_HEDGE_RE = re.compile(
+    r"\b(?:would|might|could|maybe|perhaps|possibly|probably|alternatively|plausible|mistakes?|"
+    r"mistaken|naive(?:ly)?|wrong|incorrect|suppose|supposing|assume|assuming|unless|if|either|"
+    r"guess|unsure|not\s+sure|candidates?|possible\s+(?:answers?|values?)|options?\s+are|"
+    r"first\s+attempt|one\s+might|too\s+(?:large|small|big)|may|seems?|appears?|likely|think|"
+    r"believe|earlier|tried|discard\w*|reject\w*|fails?|otherwise|vs|versus|instead|not|never|"
+    r"\w+n't|false|refut\w*|retract\w*|disregard|ignore|tentative\w*|should|say|claim|unclear|"
+    r"doubtful|uncertain|guess\w*|estimat\w*|suspect|reckon|hunch|presumably|apparently|roughly|"
+    r"hopefully|certainty|supposedly|allegedly|bogus|arguably|seemingly|erroneously|mistakenly|"
+    r"wrongly|incorrectly|falsely)\b|n't\b",
+    re.IGNORECASE)
 _OPTION_ANSWER_RE = re.compile(r"\(?[A-E]\)?")
 
 
@@ -412,6 +439,14 @@ def _revised(ans: str, after_phrase: str) -> bool:
     idx = after_phrase.find(head) + len(head) if head else 0
     rest = after_phrase[idx:]
     revision = _REVISION_RE.search(rest)
+    if revision and not re.search(r"\d", ans):
+        # a word answer, then a revision word and a few other words: "yes. Hmm, no.",
+        # "Devon. Wait, Alice.", "south\nCorrection: north" (a claim "it is X" is read below)
+        tail = re.split(r"[.!?\n]", rest[revision.end():].lstrip(" ,:;-—"), maxsplit=1)[0]
+        words = re.findall(r"[A-Za-z]+", _UNWRAP_TEXT_RE.sub(r" \1 ", tail))
+        if 0 < len(words) <= 3 and " ".join(words).lower() != ans.strip().strip(".()*").lower() \
+                and not _WORD_CLAIM_RE.search(tail):
+            return True
     if revision:
         # a word answer in math ("Wait, it is $\\text{blue}$") is a word answer too
         words = _UNWRAP_TEXT_RE.sub(r" \1 ", rest[revision.start():]).replace("$", " ")
@@ -420,7 +455,7 @@ def _revised(ans: str, after_phrase: str) -> bool:
             return True
     has_value = (re.search(r"\d", rest) or _NUMBER_WORD_RE.search(rest)
                  or (not rest.isascii() and any(unicodedata.numeric(c, None) is not None for c in rest)))
-    if _OPTION_ANSWER_RE.fullmatch(ans.strip()) and re.search(r"(?<![A-Za-z\\])\(?[A-E]\)?(?![A-Za-z])",
+    if re.match(r"\(?[A-E]\)(?:\s|$)|[A-E]$", ans.strip()) and re.search(r"(?<![A-Za-z\\])\(?[A-E]\)?(?![A-Za-z])",
                                                               _CHECK_LINE_RE.sub(" ", rest)):
         return True  # "Answer: C. D also fits.": another option named after it
     if not has_value:
@@ -554,6 +589,13 @@ def escape_currency(text: str) -> str:
 
 
 _STRUCK_RE = re.compile(r"~~[^~\n]*+~~")
+# what a reader never sees: HTML and LaTeX comments, \iffalse blocks, \phantom, white text
+# (a review boxed 5 visibly and 3 in a comment: the comment's box was paid)
+_HIDDEN_RE = re.compile(
+    r"<!--.*?(?:-->|$)|\\iffalse\b.*?(?:\\fi\b|$)|\\begin\{comment\}.*?(?:\\end\{comment\}|$)"
+    r"|(?m:^[ \t]*+%[^\n]*+)|\\(?:h|v)?phantom\s*+\{(?:[^{}]|\{[^{}]*+\})*+\}"
+    r"|\\textcolor\s*+\{\s*+white\s*+\}\s*+\{(?:[^{}]|\{[^{}]*+\})*+\}"
+    r"|\\color\s*+\{\s*+white\s*+\}[^$]*+", re.S)
 # Letters that look Latin but are not (Cyrillic, Greek), and invisible characters: "Аctually",
 # "rеjected", "th\u200bousands" slipped past every word rule (a fourth review). Digits and
 # math symbols are left alone (NFKC would turn x² into x2).
@@ -576,7 +618,7 @@ def extract_answer(text: str, require_box: bool = False) -> str | None:
     """The final answer written in a response, or None when it holds none."""
     if not text or not text.strip():
         return None
-    text = plain_letters(text)
+    text = _HIDDEN_RE.sub(" ", plain_letters(text))  # comments and invisible text are not written
     if "~~" in text:  # markdown strike-through: what it crosses out is not written (a review)
         text = _STRUCK_RE.sub(" ", text)
     group = _final_box_group(text)

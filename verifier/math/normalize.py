@@ -95,7 +95,8 @@ def _replace_text_commands(s: str) -> str:
             # \mathrm{e} is Euler's e, 3\text{M} is 3 million (a review), not a unit
             out.append(" " + content + " ")
         elif (_UNITISH_RE.fullmatch(content) and not _is_whole(s, m.start(), j)
-              and not any(_changes_value(w) for w in re.findall(r"[a-z]+", low))):
+              and not any(_changes_value(w) for w in re.findall(r"[a-z]+", low))
+              and not re.search(r"\b(?:if|when|unless|assuming|approx|is|are|was)\b", low)):
             # a unit or word beside math: drop it and a power right after it (cm^2)
             tail = re.match(r"\s*\^\s*(?:\{\s*\d+\s*\}|\d)", s[j:])
             if tail:
@@ -185,7 +186,7 @@ _NOT_UNIT_WORDS = {
     "nope", "crossed", "extra", "short", "too", "false", "wrongly", "doubtful", "unlikely", "rec",
     "recur", "recurs", "cannot", "unless", "seems", "seem", "off", "lower",
     "upper", "bound", "bounds", "hopefully", "unsure", "guess", "tbd", "maybe", "might", "could",
-    "would", "should", "wrong", "incorrect", "right", "xx"}
+    "would", "should", "wrong", "incorrect", "right", "xx", "approx"}
 
 
 # "5 twelfths", "5 millionths": an ordinal after a number makes a fraction of it ("seconds"
