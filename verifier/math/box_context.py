@@ -29,6 +29,11 @@ _BOX_REVISION_RE = re.compile(
     r"\b(?:wait|actually|oops|sorry|mistakes?|mistaken|wrong|incorrect|correction|scratch|"
     r"never\s*mind|I\s+meant|make\s+that|on\s+second\s+thought|recount\w*|recheck\w*|redo\w*|"
     r"hmm+|error)\b", re.IGNORECASE)
+# words of the hedge list too weak to void a box: "So the answer should be \boxed{5}", "I think
+# the answer is \boxed{5}", "If we substitute, we get \boxed{5}" (a box is a commitment)
+_WEAK = {"if", "should", "say", "claim", "think", "believe", "earlier", "tried", "may", "seems",
+         "seem", "appears", "appear", "likely", "estimate", "estimated", "vs", "versus", "instead",
+         "roughly", "assuming", "assume", "suppose", "supposing"}
 _CONDITION_RE = re.compile(r"\b(?:if|when|whenever|unless|case|otherwise|else|either)\b", re.IGNORECASE)
 _SENTENCE_END_RE = re.compile(r"[.!?](?=\s)|\n\s*\n")
 _REJECTED_AFTER_RE = re.compile(
@@ -56,12 +61,12 @@ def box_disowned(text: str, start: int, end: int, answer: str, boxes: int) -> bo
     answer (see the module doc). ``answer``: the group's content; ``boxes``: how many
     distinct values the response boxes in all."""
     before = _sentence_before(text, start)
-    if any(m.group(0).lower() != "if" for m in _HEDGE_RE.finditer(before)):
+    if any(m.group(0).lower() not in _WEAK for m in _HEDGE_RE.finditer(before)):
         return True  # "Not sure: \boxed{3}", "The count doesn't equal \boxed{3}"
     if boxes > 1 and _CONDITION_RE.search(before):
         return True  # "If $n$ is even: \boxed{5}. If $n$ is odd: \boxed{3}."
     after = re.sub(r"^(?:\s|\$|\*|~|\\[)\]])*", "", _sentence_after(text, end))  # past "$", "**"
-    if _REJECTED_AFTER_RE.match(after) or _HEDGE_RE.search(after):
+    if _REJECTED_AFTER_RE.match(after) or any(m.group(0).lower() not in _WEAK for m in _HEDGE_RE.finditer(after)):
         return True  # "\boxed{3}?", "\boxed{3} is incorrect", "\boxed{3} is what a naive count gives"
     note = re.match(r"\(([^()]*)\)", after)
     if note and (_NEGATED_NOTE_RE.search(note.group(1)) or _REVISION_RE.search(note.group(1))
