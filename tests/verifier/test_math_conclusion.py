@@ -76,6 +76,10 @@ REFUSED_BEFORE = [
     (r"\textbf{(D)}", "Therefore the correct option is (D) 23."),
     # Unicode roots
     (r"7\sqrt{10}", "The answer is 7√10."), (r"\sqrt{x+1}", "√(x+1)"), (r"5\sqrt{21}", "Final answer: 5√21"),
+    # a remark clause, math in \\( \\), a unit after math or a percent (check 5, out-of-sample)
+    ("36", "Thus, the final answer is $36$, which matches our intuition."),
+    ("35", "Thus, the final answer is \\(35\\), which matches our intuition."),
+    ("-5", "Final answer: \\(x = -5\\) units"), ("90\\%", "Final answer: 90% units"),
     # a word answer the last sentence states
     (r"\text{south}", "Then there are 11 more steps.\n\nTherefore the direction she faces is **south**."),
     ("green", "That gives us *green* as the final answer."),
@@ -86,6 +90,7 @@ REFUSED_BEFORE = [
 ]
 
 STILL_REFUSED = [
+    ("36", "The final answer is $36$, which is doubled."), ("36", "The final answer is $36$, which is wrong."),
     # a word answer that is hedged, negated, listed, or read from math
     ("south", "Therefore she faces north or south."), ("south", "Therefore the direction is not south."),
     ("south", "It might be south."), (r"\text{(D)}", "So $n = E$ or $n = D$."),

@@ -303,7 +303,7 @@ _TITLE_DOT_RE = re.compile(r"(?<![A-Za-z])(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Mt|Prof|Gen|C
 # ...", "19.5 as the final answer" (a review: 180 right answers refused as prose)
 _NOTE_PAREN_RE = re.compile(r"\s*+(?<!\\)\(([^()$\\]*+)\)\s*+[.,;]?\s*+$")  # not \(...\): math
 _NOTE_CLAUSE_RE = re.compile(r"(?:,\s*+|\s++)(?:since|because|as\s+(?:the|our|my)\s+(?:final\s+)?answer"
-                             r"|which\s+is\s+(?:the|our|my)\s+(?:final\s+)?answer|given\s+that|so\s+that"
+                             r"|which|given\s+that|so\s+that"
                              r"|where|as\s+(?:required|expected|computed|shown|claimed))\b", re.IGNORECASE)
 
 
@@ -357,10 +357,15 @@ def _clean_phrase_answer(raw: str) -> str:
             line = line[: m.start()]
             break
     line = line.strip().strip("*").strip()
+    line = re.sub(r"^\\\((.*?)\\\)", r"$\1$", line)  # "\(35\), which ...": as "$35$, which ..."
     line = _drop_note(line).strip().strip("*").strip()  # "*Alice*, since ...": markdown italics
     span = re.fullmatch(r"\$+([^$]+)\$+(?:\s*[.,;!]?)?", line)
     if span:
         line = span.group(1)
+    else:
+        unit = re.fullmatch(r"\$([^$]+)\$\s++([A-Za-z]++(?:\s++[A-Za-z]++){0,2})\s*[.,;!]?", line)
+        if unit:  # "$x = -5$ units": the words after the math are a unit (or prose to judge)
+            line = f"{unit.group(1)} {unit.group(2)}"
     line = _strip_dollars(line)
     for wrap in (("\\(", "\\)"), ("\\[", "\\]")):
         if line.startswith(wrap[0]) and line.endswith(wrap[1]):

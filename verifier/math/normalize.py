@@ -47,7 +47,7 @@ _UNIT_WORDS = (
 # a unit may be a ratio of units (km/h, m/s^2)
 _UNIT = _UNIT_WORDS + r"(?:\s*\^\s*\{?\d\}?|\d)?(?:\s*/\s*" + _UNIT_WORDS + r"(?:\s*\^\s*\{?\d\}?|\d)?)?"
 _TRAILING_UNITS_RE = re.compile(
-    r"(?:(?<=[\d}\)\]])|(?<=\\pi)|(?<=π))\s+(?:" + _UNIT + r")(?:\s+" + _UNIT + r"){0,3}\.?\s*$"
+    r"(?:(?<=[\d}\)\]%])|(?<=\\pi)|(?<=π))\s+(?:" + _UNIT + r")(?:\s+" + _UNIT + r"){0,3}\.?\s*$"
 )
 _TEXT_CMD_RE = re.compile(r"\\(?:text|textbf|textit|textrm|mbox|mathrm|textnormal|mathit)\s*\{")
 _THOUSANDS_WHOLE_RE = re.compile(r"^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
