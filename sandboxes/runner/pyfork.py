@@ -211,7 +211,7 @@ class ForkServer:
         next_cpu = start + max(meter.min_poll_s, min(_CPU_POLL_MAX_S, cpu_limit_s / _NCPU))
         status_msg = None
         broken = None
-        stops = StopWatch(start, pid, cgroup)
+        stops = StopWatch(start, pid, cgroup, parent=self.pid)
         while res.killed_for is None and status_msg is None and broken is None:
             now = time.monotonic()
             if now >= deadline:

@@ -17,7 +17,9 @@ so the short runs that make up almost all judging never pay for it.
 The main process is the program itself, not the one-shot spawn shim that waits for it
 (the shim reports the program's pid on the report pipe: ``P <pid>``). Where the runner is
 told no pid at all (the Python fork server with a cgroup: the zygote forks it), it is the
-process of the run's cgroup whose parent is outside the cgroup.
+process of the run's cgroup whose parent is the zygote. (Not "whose parent is outside the
+cgroup": an orphan the run double-forked is re-parented to the agent, and a review made the
+watch sample such a sleeping decoy while the real main process stayed stopped for 15 s.)
 """
 
 from __future__ import annotations
@@ -41,9 +43,12 @@ def _state_ppid(pid: int) -> tuple[bytes, int] | None:
 
 
 class StopWatch:
-    def __init__(self, start: float, pid: int | None, cgroup=None, report: bytearray | None = None):
-        """``report``: the run's report bytes as they arrive, when the pid is the shim's."""
+    def __init__(self, start: float, pid: int | None, cgroup=None, report: bytearray | None = None,
+                 parent: int | None = None):
+        """``report``: the run's report bytes as they arrive, when the pid is the shim's;
+        ``parent``: the pid of the process that forked the main process (the zygote)."""
         self.start, self.pid, self.cgroup, self.report = start, pid, cgroup, report
+        self.parent = parent
         self.stopped_s = 0.0
         self._last: float | None = None
 
@@ -65,9 +70,11 @@ class StopWatch:
             pids = set(self.cgroup.pids())
         except OSError:
             return None
+        if self.parent is None:
+            return None
         for pid in pids:
             info = _state_ppid(pid)
-            if info is not None and info[1] not in pids:
+            if info is not None and info[1] == self.parent:
                 self.pid = pid  # the main process keeps its pid for the run's whole life
                 return pid
         return None

@@ -323,6 +323,30 @@ def test_stopping_the_harness_in_turns(fn):
     assert "stopped" in verdicts[0].message, verdicts
 
 
+STOP_WITH_DECOYS = r'''
+import os, signal, time
+
+# Orphans re-parented outside the run's cgroup, sleeping, so that a watch that took "the
+# process whose parent is outside the cgroup" for the main one sampled a decoy (a review:
+# 15 s a test instead of 0.7 s, whenever a decoy came first in the pid set's order).
+for _ in range(8):
+    if os.fork() == 0:
+        if os.fork() == 0:
+            time.sleep(100)
+        os._exit(0)
+    os.wait()
+
+def answer():
+    os.kill(os.getppid(), signal.SIGSTOP)
+    time.sleep(100)
+'''
+
+
+def test_stopping_the_harness_behind_decoys(fn):
+    verdicts = _attack(fn, "secret-asserts", STOP_WITH_DECOYS, {Verdict.TLE})
+    assert "stopped" in verdicts[0].message, verdicts
+
+
 NOT_READING_REQUESTS = r'''
 import os
 
