@@ -196,6 +196,7 @@ class PriorityGate:
 
     _FORGET_AT = 4096
     DEBT_CAP_S = 30.0  # the most slot time an owner can be behind the least-served one
+    NEW_OWNER_S = 0.5  # how far above the floor an owner never seen starts
 
     def __init__(self, permits: int, clock=time.monotonic):
         self._free = max(1, permits)
@@ -215,11 +216,27 @@ class PriorityGate:
         """The least slot time among owners holding slots (0.0 when none does)."""
         return min((self._service(o, now) for o in self._held), default=0.0)
 
-    def _rank(self, owner: str, now: float, floor: float) -> float:
+    def _rank(self, owner: str, now: float, floor: float, back: float | None = None) -> float:
         # no credit for time away, and no debt beyond DEBT_CAP_S either: a long-lived client
         # (an RL trainer with hours of slot time) must not lose every tie to new ids until
         # the others catch up with its history (a third review: 87-102 s, then a 504)
-        return min(max(self._service(owner, now), floor), floor + self.DEBT_CAP_S)
+        if owner not in self._used:
+            # An owner never seen ranks behind the owners holding or waiting for a slot now,
+            # but at most NEW_OWNER_S above the floor (a quick newcomer still passes a sleeper
+            # that has held seconds). At the floor itself, a stream of requests under invented
+            # ids, each new, outranked a client's next test for ever (a fourth review: a
+            # 12-test submission got a 504 after 120 s behind 22,000 of them).
+            service = min(self._back(now) if back is None else back, floor + self.NEW_OWNER_S)
+        else:
+            service = self._service(owner, now)
+        return min(max(service, floor), floor + self.DEBT_CAP_S)
+
+    def _back(self, now: float) -> float:
+        """The most-served owner's slot time among those holding or waiting for a slot now
+        (a new owner ranks there, and loses the tie: ``release``)."""
+        known = set(self._held) | {w[2] for w in self._waiters}
+        known = [o for o in known if o in self._used]
+        return max((self._service(o, now) for o in known), default=0.0)
 
     def _settle(self, owner: str, now: float) -> None:
         self._used[owner] = self._service(owner, now)
@@ -269,9 +286,10 @@ class PriorityGate:
                 self._used.clear()
                 self._since.clear()
             return
-        floor = self._floor(now)
-        best = min(self._waiters, key=lambda w: (self._held.get(w[2], 0), self._rank(w[2], now, floor),
-                                                 _slow(w[0]), w[0], w[1]))
+        floor, back = self._floor(now), self._back(now)
+        best = min(self._waiters, key=lambda w: (self._held.get(w[2], 0),
+                                                 self._rank(w[2], now, floor, back),
+                                                 w[2] not in self._used, _slow(w[0]), w[0], w[1]))
         self._waiters.remove(best)
         self._take(best[2])
         CLOCK.served(best[0])

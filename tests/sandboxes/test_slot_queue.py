@@ -323,3 +323,52 @@ async def test_within_one_owner_a_batch_of_slow_runs_yields_to_quick_ones():
         assert started == ["hold", "quick", "slow-2nd-test"], started
     finally:
         forget_batch(101)
+
+
+async def test_invented_ids_do_not_starve_a_clients_next_tests():
+    """A fourth review: a stream of one-run requests, each under a new client id, outranked
+    a 12-test submission's next tests for ever (504 after 120 s). New owners now rank behind
+    the owners already holding or waiting (at most NEW_OWNER_S above the floor), so the
+    victim's tests keep getting slots while the stream goes on."""
+    from sandboxes.backends.slot_queue import CLOCK, SHARE_KEY, PriorityGate, RUN_ORDER
+
+    clock = _Clock()
+    gate = PriorityGate(2, clock=clock)
+    granted: list[str] = []
+    stop = asyncio.Event()
+
+    async def run(owner: str, order: tuple[int, int, int]):
+        SHARE_KEY.set(owner)
+        RUN_ORDER.set(order)
+        async with gate:
+            granted.append(owner)
+            await asyncio.sleep(0)
+            clock.t += 0.03  # every run holds its slot 30 ms
+
+    async def victim():  # one batch: its 12 tests wait together, test i with start tag base + i
+        base = CLOCK.now
+        await asyncio.gather(*(run("victim", (base + i, 0, i)) for i in range(12)))
+
+    n = [0]
+
+    async def stream():  # always 6 new-id runs waiting
+        pending: set[asyncio.Task] = set()
+        while not stop.is_set():
+            while len(pending) < 6:
+                n[0] += 1
+                pending.add(asyncio.create_task(run(f"att-{n[0]}", (CLOCK.now, 100 + n[0], 0))))
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.gather(*pending)
+
+    flood = asyncio.create_task(stream())
+    for _ in range(20):
+        await asyncio.sleep(0)
+    before = len(granted)
+    await asyncio.wait_for(victim(), 10)
+    last = len(granted)
+    stop.set()
+    await flood
+    # the victim's 12 runs got slots among a bounded number of the stream's (before the fix
+    # it got its first and then none while the stream lasted: the wait_for timed out)
+    assert granted.count("victim") == 12
+    assert last - before < 12 * 8, (before, last)
