@@ -176,7 +176,48 @@ STILL_PAID = [
     ("5", r"$\boxed{5}$. We can also verify: $2+3=5$."),
     ("3", "The count is 3. I hope it is correct."),
     ("30_{8}", "Answer: 30 (in base 8)."), ("24", "Answer: 30 (in base 8)."),
+    ("5", "So the answer is $\\boxed{5}$.\n\nFinal Answer: The final answer is $5$. I hope it is correct."),
+    ("5", "$\\boxed{5}$\n\n#### 5"), ("5", "$\\boxed{5}$\n\n**Answer:** 5.0"),
 ]
+
+
+# an out-of-sample check after the fixes (a fifth helper, gold 3 in each): a later answer
+# after a box, box-like macros, notes, revision words the list lacked, a bare number line
+NOT_PAID_CHECK5 = [
+    '$\\boxed{3}$\n\n#### 4',
+    '$\\boxed{3}$\n\nThe answer is 4.',
+    '$\\boxed{3}$\n\nHowever, the correct answer is 4.',
+    '$\\boxed{3}$\n\n**Final answer: 4**',
+    '$\\boxed{3}$\n\nFinal Answer: The final answer is $4$. I hope it is correct.',
+    '$\\boxed{3}$\n\nP.S. 4',
+    '$\\boxed{3}$\n\nOn reflection the count should be 4.',
+    '$\\boxed{3}$\n\nSo the real total is 4.',
+    '$\\boxed{3}$\n\nUpon further reflection, 4.',
+    '$\\boxed{3}$\n\nBut since we count both ends, add one: 4.',
+    '$\\boxed{3}$\n\nEDIT: 4',
+    '$\\boxed{3}$\n\n\\framebox{4}',
+    '$\\boxed{3}$\n\n\\bbox[border]{4}',
+    '$\\boxed{3}$\n\n\\colorbox{yellow}{$4$}',
+    '$\\boxed{3}$ (underestimate)',
+    '$\\boxed{3}$ (≠ answer)',
+    '$\\boxed{3}$ gallons short of the 7 needed',
+    "The answer is $3$. J/K, it's 4.",
+    'The answer is $3$. lol no, 4.',
+    'The answer is $3$. Nah, 4.',
+    'The answer is $3$. Whoops, 4.',
+    'The answer is $3$. Retracted; 4.',
+    'Therefore the answer is 3.\n\nNope, 4.',
+    '#### 3\n\nEh, 4.',
+    'The answer is $3$.\n\n\\begin{comment}x\\end{comment}4',
+    '$\\boxed{3}$ (approx.)',
+    '$\\boxed{3}$ (or equivalently 10)',
+]
+
+
+@pytest.mark.parametrize("response", NOT_PAID_CHECK5)
+def test_check5_not_paid(response):
+    v = judge("3", response)
+    assert v.equivalent is False, v
 
 
 @pytest.mark.parametrize("gold, response", NOT_PAID)

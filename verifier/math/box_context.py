@@ -28,7 +28,13 @@ _NEAR = 240
 _BOX_REVISION_RE = re.compile(
     r"\b(?:wait|actually|oops|sorry|mistakes?|mistaken|wrong|incorrect|correction|scratch|"
     r"never\s*mind|I\s+meant|make\s+that|on\s+second\s+thought|recount\w*|recheck\w*|redo\w*|"
-    r"hmm+|error)\b", re.IGNORECASE)
+    r"hmm+|error|however|reflection|re-?read\w*|edit|p\.?\s?s|true\s+answer|real\s+(?:answer|total|count)|"
+    r"correct\s+answer|should\s+be|fails?|fixing|instead|nah|nope|whoops|ugh|doh|err|eh|lol|j/?k|"
+    r"kidding|retract\w*|oh\s+no|add\s+one|subtract\s+one)\b", re.IGNORECASE)
+# a later answer written another way: a phrase, "####", or another box-like macro
+_LATER_ANSWER_RE = re.compile(
+    r"(?:final\s+answer|the\s+answer\s+is|answer\s*:|answer\s+is)\s*:?\s*\S|####\s*\S"
+    r"|\\(?:framebox|bbox|colorbox|fcolorbox)\b", re.IGNORECASE)
 # words of the hedge list too weak to void a box: "So the answer should be \boxed{5}", "I think
 # the answer is \boxed{5}", "If we substitute, we get \boxed{5}" (a box is a commitment)
 _WEAK = {"if", "should", "say", "claim", "think", "believe", "earlier", "tried", "may", "seems",
@@ -56,6 +62,16 @@ def _sentence_after(text: str, end: int) -> str:
     return near[:m.start() + 1] if m else near
 
 
+def _restates(answer: str, later: str) -> bool:
+    """Does the later answer (a phrase or "####" after the box) name the box's value again?"""
+    from verifier.math.extract import _same_number, _squeeze, extract_answer
+
+    if later.lstrip().startswith("\\"):
+        return False  # another box-like macro: a second box
+    again = extract_answer(later)
+    return again is not None and (_squeeze(again) == _squeeze(answer) or _same_number(again, answer))
+
+
 def box_disowned(text: str, start: int, end: int, answer: str, boxes: int) -> bool:
     """True when the words around the final box group text[start:end] say it is not the
     answer (see the module doc). ``answer``: the group's content; ``boxes``: how many
@@ -70,11 +86,19 @@ def box_disowned(text: str, start: int, end: int, answer: str, boxes: int) -> bo
         return True  # "\boxed{3}?", "\boxed{3} is incorrect", "\boxed{3} is what a naive count gives"
     note = re.match(r"\(([^()]*)\)", after)
     if note and (_NEGATED_NOTE_RE.search(note.group(1)) or _REVISION_RE.search(note.group(1))
+                 or re.search(r"[≠<>≈~]|\\(?:neq?|approx)", note.group(1))
                  or re.search(r"\bbase\b", note.group(1))):
         return True  # "\boxed{3} (in thousands)", "(probably)"
+    if re.match(r"[^.!?\n]*?\b(?:short|extra|too\s+(?:many|few|much|little))\b", after, re.IGNORECASE):
+        return True  # "\boxed{3} gallons short of the 7 needed"
     rest = text[end:end + 4 * _NEAR]
     if re.fullmatch(r"\s*\(?[A-E]\)?\s*", answer) and _OPTION_RE.search(rest.split("\n\n", 1)[0]):
         return True  # "\boxed{C} and D", "\boxed{C} (D is also correct)"
+    rest = text[end:]  # the whole remainder: a long filler must not hide what comes after it
+    later = _LATER_ANSWER_RE.search(rest)
+    if later and (_VALUE_RE.search(rest, later.start()) or _NUMBER_WORD_RE.search(rest, later.start())):
+        if not _restates(answer, rest[later.start():]):
+            return True  # "\boxed{3}\n\nThe answer is 4.", "#### 4", "\framebox{4}"
     revision = _BOX_REVISION_RE.search(rest)
     if revision:
         later = rest[revision.end():]

@@ -336,6 +336,7 @@ _NEGATED_NOTE_RE = re.compile(
     r"percent\w*|\w*illions?|\w+fold|halves|thirds|quarters|fourths|fifths|tenths|"
     r"hundredths|thousandths|powers?|exponent|logs?|logarithm|mod|modulo|residue|remainder|"
     r"estimate\w*|approx\w*|false|reject\w*|invalid|guess\w*|tentative\w*|unverified|doubt\w*|"
+    r"underestimat\w*|overestimat\w*|equivalently|"
     r"placeholder|gave\s+up|unlikely|bounds?|binary|hex\w*|octal|" + "|".join(
         "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
         "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
@@ -381,7 +382,8 @@ _REVISION_RE = re.compile(
     r"\b(?:actually|wait|hmm+|oops|correction|mistake|wrong|instead|rather|scratch|"
     r"reconsider|re-?check|second thought|I mean|no,|or|maybe|perhaps|possibly|probably|"
     r"alternatively|unless|otherwise|either|could|might|sorry|never\s*mind|my bad|I meant|make that|"
-    r"recheck(?:ing)?|redo(?:ing)?|recount(?:ing)?|correct(?:ing|ed)|also|too|as\s+well)\b"
+    r"recheck(?:ing)?|redo(?:ing)?|recount(?:ing)?|correct(?:ing|ed)|also|too|as\s+well|nah|nope|"
+    r"whoops|ugh|doh|err|eh|lol|j/?k|kidding|retract\w*|oh\s+no|edit|p\.?\s?s|update)\b"
     r"|→|⇒|=>|->|\\to\b|\\(?:Right|right|long)arrow",
     re.IGNORECASE)
 # after a revision word, "it is X" / "the answer is X" in words: another answer (hostile
@@ -458,6 +460,9 @@ def _revised(ans: str, after_phrase: str) -> bool:
         claim = _WORD_CLAIM_RE.search(words)
         if claim and claim.group(1).strip(".()").lower() != ans.strip().strip(".()").lower():
             return True
+    if re.search(r"(?m)^[ \t]*+\$?-?\d[\d.,/]*+\$?[ \t]*+$", rest) and not re.search(
+            r"(?m)^[ \t]*+\$?" + re.escape(ans.strip().strip("$")) + r"\$?[ \t]*+$", rest):
+        return True  # a bare number on a line of its own after the answer: another answer
     has_value = (re.search(r"\d", rest) or _NUMBER_WORD_RE.search(rest)
                  or (not rest.isascii() and any(unicodedata.numeric(c, None) is not None for c in rest)))
     if re.match(r"\(?[A-E]\)(?:\s|$)|[A-E]$", ans.strip()) and re.search(r"(?<![A-Za-z\\])\(?[A-E]\)?(?![A-Za-z])",
