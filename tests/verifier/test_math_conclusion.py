@@ -80,6 +80,10 @@ REFUSED_BEFORE = [
     ("36", "Thus, the final answer is $36$, which matches our intuition."),
     ("35", "Thus, the final answer is \\(35\\), which matches our intuition."),
     ("-5", "Final answer: \\(x = -5\\) units"), ("90\\%", "Final answer: 90% units"),
+    # a unit of two words, a remark after a comma, "has" stating the value (check 5)
+    ("4\\pi", "The area is $4\\pi$ square units."),
+    ("36", "So there are $36$ committees in total, which matches our intuition."),
+    ("12", "She has $12$ apples left, which is reasonable."),
     # a word answer the last sentence states
     (r"\text{south}", "Then there are 11 more steps.\n\nTherefore the direction she faces is **south**."),
     ("green", "That gives us *green* as the final answer."),
@@ -90,6 +94,7 @@ REFUSED_BEFORE = [
 ]
 
 STILL_REFUSED = [
+    ("12", "She has $12$ apples left, which is wrong."), ("12", "She has $12$ apples left, which doubles to 24."),
     ("36", "The final answer is $36$, which is doubled."), ("36", "The final answer is $36$, which is wrong."),
     # a word answer that is hedged, negated, listed, or read from math
     ("south", "Therefore she faces north or south."), ("south", "Therefore the direction is not south."),

@@ -109,13 +109,14 @@ _CONCLUDES_RE = re.compile(r"\b(?:therefore|thus|hence|so|finally|consequently|o
 # what may follow the concluding span in its own sentence: nothing, a unit or a plain noun
 # or two ("$602$ pieces"), or a remark that it is the answer
 _SPAN_TAIL_RE = re.compile(
-    r"\s*+(?:(?:[A-Za-z][a-z]*+(?:\s++[a-z]++)?+)(?<!\bor)|,?\s*(?:which\s+is|as|is)\s+(?:the|our|my)\s+"
+    r"\s*+(?:(?:[A-Za-z][a-z]*+(?:\s+[a-z]+)?)(?<!\bor)(?:\s+(?:in\s+total|altogether|in\s+all))?|,?\s*(?:which\s+is|as|is)\s+(?:the|our|my)\s+"
     r"(?:final\s+)?(?:answer|solution|result|value)|in\s+total|altogether|in\s+all|overall|"
     r"(?:at|in)\s+the\s+end)?\s*+[.!]?\s*+(?:\n|$)")
 # what may stand right before it: a stating word, a connective, a colon, or nothing
 _SPAN_LEAD_RE = re.compile(
     r"(?:(?:\b(?:is|are|was|were|equals?|be|gets?|got|obtain(?:s|ed)?|gives?(?:\s+us)?|yields?|"
-    r"makes?|totals?|becomes?|find|have|therefore|thus|hence|so|namely|finally|answer)\b\s*+,?|[=:]|"
+    r"makes?|totals?|becomes?|find|have|has|had|contains?|therefore|thus|hence|so|namely|finally|"
+    r"answer)\b\s*+,?|[=:]|"
     r"\\therefore|∴)\s*+(?:\\[\[(]|\$)?\s*+|^\s*+)$", re.IGNORECASE)
 
 
@@ -146,15 +147,22 @@ def _span_tail_ok(text: str, end: int) -> bool:
 
     stop = _SENTENCE_END_RE.search(text, end)
     tail = text[end:stop.end() if stop else len(text)]
-    m = _SPAN_TAIL_RE.fullmatch(tail + ("" if tail.endswith("\n") else "\n"))
+    # a remark after a comma ("$36$ committees, which matches our intuition.") is read for
+    # hedges and values below, not as part of the value
+    remark = re.search(r",\s*which\b[^\d$]*$", tail)
+    if remark:
+        tail = tail[:remark.start()] + "." + ("\n" if tail.endswith("\n") else "")
+    # "square units", "cubic cm": one unit, not an operation on the value
+    tail_unit = re.sub(r"\b(?:square|cubic|sq)\s+(?=[a-z])", "", tail)
+    m = _SPAN_TAIL_RE.fullmatch(tail_unit + ("" if tail_unit.endswith("\n") else "\n"))
     if not m:
         return False
-    words = re.findall(r"[A-Za-z]+", tail)
+    words = re.findall(r"[A-Za-z]+", tail_unit + (remark.group(0) if remark else ""))
     return not any(changes_value(w) or _HEDGE_RE.fullmatch(w) or _OPERATION_RE.fullmatch(w)
                    or _NUMBER_WORD_RE.fullmatch(w) for w in words
                    if w.lower() not in ("which", "is", "as", "the", "our", "my", "final", "answer", "in",
                                         "total", "all", "altogether", "overall", "solution", "result",
-                                        "value", "at", "end"))
+                                        "value", "at", "end", "left"))
 
 
 def _sentence_rest(text: str, end: int) -> str:
