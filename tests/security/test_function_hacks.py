@@ -542,7 +542,10 @@ def answer():
 
 
 def test_forked_child_reporting_success(fn):
-    expect = {Verdict.WA, Verdict.RE}
+    # TLE too: when the child's record lands in the reply pipe before the candidate's reply,
+    # it reads as the start of a frame the child (still holding the pipe) never finishes,
+    # and the harness stops waiting after its budget (seen once on lambda, a timing race)
+    expect = {Verdict.WA, Verdict.RE, Verdict.TLE}
     if "signals" in getattr(fn.handle.backend, "not_covered", {}):
         # lambda-aws: runs share the handler's uid, so the orphan's kill of its (re-parented)
         # parent can hit the runtime itself: that invocation is IE (THREAT_MODEL.md, Lambda)
