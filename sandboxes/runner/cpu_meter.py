@@ -31,15 +31,20 @@ class CgroupMeter:
     min_poll_s = 0.002
 
 
-def _stat(pid: str) -> tuple[int, int, float] | None:
-    """(ppid, session, CPU s incl. reaped children) of a live, non-zombie process."""
+def stat_fields(pid) -> list[bytes] | None:
+    """The fields of /proc/<pid>/stat after the command name (state, ppid, ...), or None."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             data = f.read()
     except OSError:
         return None
-    rest = data[data.rfind(b")") + 2:].split()
-    if rest[0] == b"Z":  # its time is in the parent's cutime once reaped, or we keep the last seen
+    return data[data.rfind(b")") + 2:].split() or None
+
+
+def _stat(pid: str) -> tuple[int, int, float] | None:
+    """(ppid, session, CPU s incl. reaped children) of a live, non-zombie process."""
+    rest = stat_fields(pid)
+    if rest is None or rest[0] == b"Z":  # its time is in the parent's cutime once reaped, or we keep the last seen
         return None
     # after the comm: state ppid pgrp session ... utime(11) stime(12) cutime(13) cstime(14)
     ticks = int(rest[11]) + int(rest[12]) + int(rest[13]) + int(rest[14])

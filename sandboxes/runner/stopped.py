@@ -24,18 +24,17 @@ watch sample such a sleeping decoy while the real main process stayed stopped fo
 
 from __future__ import annotations
 
+from sandboxes.runner.cpu_meter import stat_fields
+
 STOPPED_LIMIT_S = 0.5
 CHECK_AFTER_S = 0.2
 _MAX_STEP_S = 0.1  # one sample never counts for more than this (a late poll, a loaded host)
 
 
 def _state_ppid(pid: int) -> tuple[bytes, int] | None:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            data = f.read()
-    except OSError:
+    rest = stat_fields(pid)
+    if rest is None:
         return None
-    rest = data[data.rfind(b")") + 2:].split()
     try:
         return rest[0], int(rest[1])
     except (IndexError, ValueError):

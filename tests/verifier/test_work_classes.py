@@ -26,6 +26,20 @@ async def _served(svc) -> TestClient:
     return TestClient(TestServer(create_app(svc, manage_service=False), host="127.0.0.1"))
 
 
+def _record_clients(svc) -> list[str]:
+    """The client identity of every code reservation the service makes, in order."""
+    from verifier.clients import current_client
+
+    seen: list[str] = []
+    real = svc.work.code.reserve
+
+    def spy(units=1, client=None):
+        seen.append(current_client())
+        return real(units, client)
+    svc.work.code.reserve = spy
+    return seen
+
+
 async def _until(cond, rounds: int = 5000) -> None:
     for _ in range(rounds):
         if cond():
@@ -66,14 +80,7 @@ def test_client_tokens_are_checked(tokens, match):
 async def test_client_tokens_over_http(blobs, backend):
     svc = VerifierService(make_config(self_test=False, client_tokens={
         "alpha": "tok-alpha-123", "beta": "tok-beta-4567"}), backend, blobs)
-    seen: list[str] = []
-    real = svc.work.code.reserve
-
-    def spy(units=1, client=None):
-        from verifier.clients import current_client
-        seen.append(current_client())
-        return real(units, client)
-    svc.work.code.reserve = spy
+    seen = _record_clients(svc)
     body = {"problem_id": "sum", "language": "python", "code": SUM_AC, "options": {"tests": ["01"]}}
     await svc.start()
     try:
@@ -145,14 +152,7 @@ async def test_greedy_client_alone_gets_429_over_http(blobs, backend):
 async def test_embedded_client_has_an_identity(blobs, backend):
     svc = VerifierService(make_config(self_test=False, work_classes={
         "client_weights": {"id:rl-loop": 2.0}}), backend, blobs)
-    seen: list[str] = []
-    real = svc.work.code.reserve
-
-    def spy(units=1, client=None):
-        from verifier.clients import current_client
-        seen.append(current_client())
-        return real(units, client)
-    svc.work.code.reserve = spy
+    seen = _record_clients(svc)
     async with VerifierClient.for_service(svc, client_id="rl-loop") as client:
         r = await client.verify("sum", "python", SUM_AC, tests=["01"])
     assert r.verdict.value == "AC" and seen == ["id:rl-loop"]

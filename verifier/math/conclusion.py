@@ -39,7 +39,6 @@ _STATES_RE = re.compile(
     r"makes?|totals?|comes\s+to|becomes?)\b|=|(?<![\d\s])\s*+:|\\therefore|∴)",
     re.IGNORECASE)
 _LIST_GLUE_RE = re.compile(r"(?:\s|,|;|\band\b|\bor\b|\\quad|\\qquad)*", re.IGNORECASE)
-_LABEL_RE = re.compile(r"\s*([A-Za-z](?:_\{?\w+\}?)?)\s*=(?!=)")
 _SENTENCE_END_RE = re.compile(r"[.!?](?=\s)|\n\s*\n")
 
 

@@ -418,9 +418,6 @@ _HEDGE_RE = re.compile(
     r"hopefully|certainty|supposedly|allegedly|bogus|arguably|seemingly|erroneously|mistakenly|"
     r"wrongly|incorrectly|falsely)\b|n't\b",
     re.IGNORECASE)
-_OPTION_ANSWER_RE = re.compile(r"\(?[A-E]\)?")
-
-
 _CHECK_WORDS = {"check", "checking", "checked", "verify", "verification", "verified", "verifying",
                 "sanity", "ok", "okay", "yes", "true", "holds", "indeed", "and", "so", "correct"}
 
