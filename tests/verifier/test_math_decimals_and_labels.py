@@ -235,3 +235,31 @@ def test_an_answer_taken_back_in_words_or_negated_is_no_answer(gold, response):
 def test_an_answer_followed_by_plain_prose_still_counts(gold, response):
     v = judge(gold, response)
     assert v.error is None and v.equivalent, (response, v)
+
+
+_MARKS = [r"\approx {v}", r"\approx{v}", "≈ {v}", r"\sim {v}", r"\text{about } {v}",
+          r"\text{approximately } {v}", "about {v}"]
+
+
+@pytest.mark.parametrize("mark", _MARKS)
+def test_a_short_marked_approximation_of_an_exact_gold_is_no_answer(mark):
+    """Out-of-sample check 5: ``\\boxed{\\approx 3}`` was paid for the integer 3. A number the
+    response marks approximate, with fewer digits than the tolerance needs, does not claim the
+    exact value; the same number unmarked, or marked against a rounded (decimal) gold, does."""
+    rng = random.Random(5)
+    for _ in range(20):
+        n = rng.randint(-999, 999)
+        num, den = rng.randint(1, 99), rng.choice([2, 4, 5, 8, 10, 20, 25])
+        exact = [(str(n), str(n)), (rf"\frac{{{num}}}{{{den}}}", str(Decimal(num) / Decimal(den)))]
+        for gold, shown in exact:
+            assert judge(gold, rf"\boxed{{{shown}}}").equivalent, (gold, shown)
+            marked = judge(gold, r"\boxed{" + mark.replace("{v}", shown) + "}")
+            assert not marked.equivalent, (gold, mark, shown, marked.reason)
+        rounded = f"{rng.randint(1, 999)}.{rng.randint(10, 99)}"
+        assert judge(rounded, r"\boxed{" + mark.replace("{v}", rounded) + "}").equivalent, (mark, rounded)
+
+
+def test_a_marked_approximation_with_enough_digits_still_compares():
+    assert judge("3", r"\boxed{\approx 3.00000}").equivalent
+    assert judge(r"\pi", r"\boxed{\approx 3.14159}").equivalent
+    assert not judge("3", r"\boxed{\approx 3.00001}").equivalent

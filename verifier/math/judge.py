@@ -31,7 +31,7 @@ from verifier.math.notation import dangling_relation, unsafe_notation
 from verifier.math.normalize import (base_number, normalize, option_with_value, plain_text,
                                      strip_wrappers, text_answer, time_of_day)
 from verifier.math.pool import PoolTimeout, WorkerFailed, WorkerPool
-from verifier.math.structure import NeedsSympy, compare
+from verifier.math.structure import NeedsSympy, approx_tol, compare, has_decimal
 
 MAX_INPUT_CHARS = 200_000
 # math-verify runs only in the workers; here we only need to know it is installed
@@ -227,10 +227,10 @@ def _judge_value(gold: str, prediction: str, *, timeout_s: float = 5.0,
                        gold_parsed=g_text, prediction_parsed=p_text)
 
     g_norm, p_norm = normalize(gold_ans), normalize(pred_ans)
-    if g_norm == p_norm and g_norm:
+    approx = bool(_APPROX_RE.search(pred_ans))
+    if g_norm == p_norm and g_norm and not approx:
         return verdict(True, "normalised strings equal", gold_parsed=g_norm,
                        prediction_parsed=p_norm)
-    approx = bool(_APPROX_RE.search(pred_ans))
     try:
         g_node = parse(g_norm)
     except TooLong:
@@ -258,6 +258,9 @@ def _judge_value(gold: str, prediction: str, *, timeout_s: float = 5.0,
     if p_node is not None and too_large(p_node):
         return verdict(False, TOO_LARGE, gold_parsed=g_shown)
 
+    if approx and g_node is not None and p_node is not None and _rough(g_node, p_node):
+        return verdict(False, "prediction is marked approximate and too short for the exact answer",
+                       gold_parsed=g_shown, prediction_parsed=_fast_render(p_node))
     if g_node is not None and p_node is not None:
         try:
             out = compare(g_node, p_node, FastScalars(approx))
@@ -285,6 +288,15 @@ def _judge_value(gold: str, prediction: str, *, timeout_s: float = 5.0,
     if res.get("kind") == "memory":
         return verdict(False, TOO_LARGE)
     return verdict(False, "comparison failed", error=f"sympy comparison failed: {res.get('error')}")
+
+
+def _rough(gold: list, pred: list) -> bool:
+    """A number the response marks approximate (``\\approx 3``, "about 0.25") against an exact
+    gold that is not itself a rounded decimal: the response does not claim the exact value, and
+    its digits are too few for the tolerance of ``structure.approx_tol`` to apply. Not an answer
+    (``\\approx 3.14159`` for pi, and ``\\approx 3.14`` for a gold of 3.14, still compare)."""
+    node = pred[1] if pred[0] == "neg" else pred
+    return node[0] == "num" and not has_decimal(gold) and approx_tol(gold, pred, True) is None
 
 
 __all__ = ["MathVerdict", "NeedsWorker", "judge", "extract_answer", "get_pool", "set_pool", "shutdown"]

@@ -346,8 +346,8 @@ def _number_formats(s: str) -> str:
     # thousands groups separated by a space: only groups of exactly three digits
     s = re.sub(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d.]| ?/)",
                lambda m: m.group(0).replace(" ", ""), s)
-    s = re.sub(r"^\s*(?:\\approx|\\sim|\\simeq|approximately|about|approx\.?)\s*", "", s)
-    s = re.sub(r"\\approx|\\simeq", "=", s)
+    s = re.sub(r"^\s*(?:\\approx|\\sim|\\simeq|≈|approximately|about|approx\.?)\s*", "", s)
+    s = re.sub(r"\\approx|\\simeq|≈", "=", s)
     return s
 
 
