@@ -47,6 +47,7 @@ from sandboxes.backends.cgroup_host import CgroupTree
 from sandboxes.backends.slot_queue import SlotQueue
 from sandboxes.runner.pch import IMAGE_PCH_ROOT
 from sandboxes.runner.cgroup import CgroupDirs
+from sandboxes.runner.protocol import Channel, ProtocolError
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +85,14 @@ class AgentConnection:
             if n > _MAX_FRAME:
                 raise AgentError(f"agent sent a frame of {n} bytes")
             body = await self._reader.readexactly(n)
-        return json.loads(body)
+            obj = json.loads(body)
+            if isinstance(obj, dict) and "raw" in obj:  # a run's output, raw after the JSON
+                try:
+                    n = Channel.raw_length(obj)
+                except ProtocolError as e:
+                    raise AgentError(str(e)) from None
+                Channel.attach_raw(obj, await self._reader.readexactly(n) if n else b"")
+        return obj
 
     async def settle(self, timeout_s: float = 30.0) -> list[str]:
         """Wait for the agent's reset after the last compile/run; what it left over ([] clean)."""
@@ -466,7 +474,8 @@ class ContainerPool:
                                  f"{self.spec.start_timeout_s:.0f} s; container log:\n{logs}")
             await asyncio.sleep(0.02)
         conn = AgentConnection(reader, writer)
-        hello = await conn.request({"op": "hello", "reset_after_reply": True}, timeout_s=self.spec.start_timeout_s)
+        hello = await conn.request({"op": "hello", "reset_after_reply": True, "raw_output": True},
+                                   timeout_s=self.spec.start_timeout_s)
         conn.deferred_reset = bool(hello.get("reset_after_reply"))
         if hello.get("protocol") != 1:
             raise AgentError(f"agent speaks protocol {hello.get('protocol')!r}, expected 1")

@@ -129,14 +129,26 @@ async def _send_with_fds(loop, sock: socket.socket, frame: bytes, fds: list[int]
     await loop.sock_sendall(sock, frame[sent:])
 
 
-async def _recv_exact(loop, sock: socket.socket, n: int) -> bytes:
-    buf = bytearray()
-    while len(buf) < n:
-        chunk = await loop.sock_recv(sock, n - len(buf))
-        if not chunk:
-            raise ProtocolError("peer closed the connection" + (" mid-frame" if buf else ""))
-        buf += chunk
-    return bytes(buf)
+async def _recv_exact(loop, sock: socket.socket, n: int) -> bytearray:
+    buf = bytearray(n)  # read in place: no buffer of n bytes allocated for every chunk
+    view, got = memoryview(buf), 0
+    while got < n:
+        k = await loop.sock_recv_into(sock, view[got:])
+        if not k:
+            raise ProtocolError("peer closed the connection" + (" mid-frame" if got else ""))
+        got += k
+    return buf
+
+
+async def _recv_frame(loop, chan: Channel, sock: socket.socket) -> dict:
+    """One frame read on the event loop: its JSON, then any raw bytes after it (a run's
+    output), which are only copied, never scanned or decoded here."""
+    head = await _recv_exact(loop, sock, 4)
+    obj = chan.decode(await _recv_exact(loop, sock, chan.frame_length(head)))
+    if "raw" in obj:
+        n = chan.raw_length(obj)
+        chan.attach_raw(obj, await _recv_exact(loop, sock, n) if n else b"")
+    return obj
 
 
 class Slot:
@@ -182,7 +194,7 @@ class Slot:
 
     def hello(self, timeout_s: float = 20.0) -> dict:
         self.deferred_reset = self.ready_pending = False
-        reply = self.request({"op": "hello", "reset_after_reply": True}, [], timeout_s)
+        reply = self.request({"op": "hello", "reset_after_reply": True, "raw_output": True}, [], timeout_s)
         if not reply.get("ok"):
             raise SandboxError(f"slot {self.index}: agent did not greet: {reply}")
         self.agent_pid = reply.get("pid")
@@ -214,8 +226,7 @@ class Slot:
         loop = asyncio.get_running_loop()
         try:
             async with asyncio.timeout(timeout_s):  # no task per read, unlike wait_for
-                head = await _recv_exact(loop, sock, 4)
-                ready = self.chan.decode(await _recv_exact(loop, sock, self.chan.frame_length(head)))
+                ready = await _recv_frame(loop, self.chan, sock)
         except (OSError, ProtocolError, asyncio.TimeoutError):
             self.last_kill_reason = "no reset frame after the last run"
             self.ready_pending = False
@@ -283,9 +294,7 @@ class Slot:
                         await _send_with_fds(loop, sock, frame, fds)
                     else:
                         await loop.sock_sendall(sock, frame)
-                    head = await _recv_exact(loop, sock, 4)
-                    body = await _recv_exact(loop, sock, self.chan.frame_length(head))
-                reply = self.chan.decode(body)
+                    reply = await _recv_frame(loop, self.chan, sock)
             except (OSError, ProtocolError, asyncio.TimeoutError) as exc:
                 self.kill()
                 if isinstance(exc, asyncio.TimeoutError):

@@ -33,7 +33,9 @@ def handle(runner: Runner, req: dict, fds: list[int]) -> tuple[dict, bool]:
             # The host may take each compile/run's reset off its path: the agent then
             # answers first and sends {"id", "ready", "leftover"?} once the reset is done.
             runner.defer_reset = bool(req.get("reset_after_reply"))
-            return {"ok": True, "reset_after_reply": runner.defer_reset, "protocol": PROTOCOL_VERSION, "pid": os.getpid(), "uid": os.getuid(),
+            runner.raw_output = bool(req.get("raw_output"))  # outputs after the JSON, not base64
+            return {"ok": True, "reset_after_reply": runner.defer_reset,
+                    "raw_output": runner.raw_output, "protocol": PROTOCOL_VERSION, "pid": os.getpid(), "uid": os.getuid(),
                     "run_uid": runner.cfg.uid, "spawn": runner.spawn_mode,
                     "python_fork_server": runner.pyfork is not None,
                     "accounting": runner.accounting,

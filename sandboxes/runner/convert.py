@@ -56,8 +56,16 @@ def run_result(run_id: str, reply: dict) -> RunResult:
         signal=reply.get("signal"), cpu_time_s=reply.get("cpu_time_s", 0.0),
         wall_time_s=reply.get("wall_time_s", 0.0), memory_kb=reply.get("memory_kb", 0),
         output_bytes=reply.get("output_bytes", 0),
-        stdout=base64.b64decode(reply.get("stdout_b64", "")),
-        stderr=base64.b64decode(reply.get("stderr_b64", "")), message=reply.get("message", ""))
+        stdout=_output(reply, "stdout"), stderr=_output(reply, "stderr"),
+        message=reply.get("message", ""))
+
+
+def _output(reply: dict, name: str) -> bytes:
+    """Raw bytes (an agent frame's tail, ``protocol.Channel``) or base64 (Lambda's JSON)."""
+    data = reply.get(name)
+    if isinstance(data, bytes):
+        return data
+    return base64.b64decode(reply.get(f"{name}_b64", ""))
 
 
 def ie_result(run_id: str, message: str) -> RunResult:

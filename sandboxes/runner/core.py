@@ -169,6 +169,9 @@ class Runner:
     # before ``finish_reset`` has run, and the host reuses the sandbox only after the
     # frame that carries its result, so no later run can see the state in between.
     defer_reset = False
+    # Run outputs as raw bytes after the reply's JSON (the host asked in hello; the frame
+    # carries them, protocol.Channel), instead of base64 strings inside it.
+    raw_output = False
 
     def finish_reset(self) -> list[str]:
         """Clean up after the last compile/run (deferred); returns what was left over."""
@@ -278,7 +281,9 @@ class Runner:
             "status": status, "exit_code": out.exit_code, "signal": out.signal,
             "cpu_time_s": round(out.cpu_time_s, 6), "wall_time_s": round(out.wall_time_s, 6),
             "memory_kb": out.memory_kb, "output_bytes": out.output_bytes,
-            "stdout_b64": _b64(out.stdout), "stderr_b64": _b64(out.stderr), "message": msg,
+            "message": msg,
+            **({"stdout": out.stdout, "stderr": out.stderr} if self.raw_output
+               else {"stdout_b64": _b64(out.stdout), "stderr_b64": _b64(out.stderr)}),
         }
 
     # -- pieces -------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from sandboxes.runner import execute_batch
+from sandboxes.runner import convert
 from sandboxes.runner.classify import classify
 from sandboxes.runner.limits import Limits
 from sandboxes.runner.process import Outcome
@@ -78,6 +79,41 @@ def test_frames_carry_json_and_file_descriptors(tmp_path):
     right.close()
 
 
+@pytest.mark.parametrize("transport", ["socket", "pipe"])
+def test_frames_carry_raw_bytes_after_the_json(transport):
+    """Top-level bytes travel raw after the JSON, in order, and come back as bytes: big
+    (more than the socket buffer), empty, and with every byte value; the next frame is intact."""
+    if transport == "socket":
+        a, b = socket.socketpair()
+        left, right = Channel.from_socket(a), Channel.from_socket(b)
+    else:
+        r1, w1 = os.pipe()
+        r2, w2 = os.pipe()
+        left, right = Channel(r2, w1), Channel(r1, w2)
+    big = bytes(range(256)) * 40_000 + b"\x00tail"
+    msg = {"id": 7, "stdout": big, "stderr": b"", "message": "x", "note": bytearray(b"\xff\n")}
+    sender = threading.Thread(target=lambda: (left.send(msg), left.send({"id": 8})))
+    sender.start()
+    obj, _ = right.recv()
+    nxt, _ = right.recv()
+    sender.join()
+    assert obj == {"id": 7, "stdout": big, "stderr": b"", "message": "x", "note": b"\xff\n"}
+    assert all(type(obj[k]) is bytes for k in ("stdout", "stderr", "note"))
+    assert nxt == {"id": 8}
+    assert "raw" not in msg and type(msg["stdout"]) is bytes  # the sender's object is not changed
+    left.close()
+    right.close()
+
+
+@pytest.mark.parametrize("raw", [{"raw": "x"}, {"raw": [["a"]]}, {"raw": [["a", -1]]},
+                                 {"raw": [["a", 1.5]]}, {"raw": [["raw", 1]]}, {"raw": [[1, 2]]},
+                                 {"raw": [["a", True]]}, {"raw": [["a", 1]] * 9},
+                                 {"raw": [["a", 1 << 30], ["b", 1]]}])
+def test_frames_with_a_malformed_raw_list_are_refused(raw):
+    with pytest.raises(ProtocolError, match="raw"):
+        Channel.raw_length(raw)
+
+
 def test_frames_reject_garbage():
     a, b = socket.socketpair()
     a.sendall(b"\x00\x00\x00\x03abc")
@@ -133,6 +169,16 @@ def test_agent_protocol_over_stdio(stdio_agent):
 
     chan.send({"id": 6, "op": "frobnicate"})
     assert chan.recv()[0]["code"] == "bad_request"
+
+    # Asked for in hello: a run's output comes raw after the reply's JSON, as bytes.
+    chan.send({"id": 7, "op": "hello", "raw_output": True})
+    assert chan.recv()[0]["raw_output"] is True
+    chan.send({"id": 8, "op": "run", "program": {"language": "binary", "sha256": sha},
+               "stdin": {"data_b64": base64.b64encode(b"6 7\n").decode()}})
+    run, _ = chan.recv()
+    assert run["status"] == "OK" and run["stdout"] == b"42\n" and run["stderr"] == b""
+    assert "stdout_b64" not in run and "raw" not in run
+    assert convert.run_result("t", run).stdout == b"42\n"
 
 
 @pytest.mark.parametrize("spawn", ["shim", "fork"])

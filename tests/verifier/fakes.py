@@ -32,6 +32,7 @@ class FakeBackend(SandboxBackend):
         self.compiles = 0
         self.batches = 0
         self.ran: list[str] = []
+        self.specs: list[RunSpec] = []  # every run's spec, as the service sent it
 
     @property
     def capacity(self) -> int:
@@ -90,6 +91,7 @@ class FakeBackend(SandboxBackend):
 
     async def _run(self, code: bytes, spec: RunSpec) -> RunResult:
         self.ran.append(spec.id)
+        self.specs.append(spec)
         with tempfile.TemporaryDirectory() as tmp:
             with open(os.path.join(tmp, "main.py"), "wb") as fh:
                 fh.write(code)

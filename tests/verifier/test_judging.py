@@ -2,6 +2,7 @@
 
 import pytest
 
+from problem_store.problems import ProblemStore
 from sandboxes.backends.base import SandboxError
 from tests.verifier.conftest import SUM_AC, SUM_WA
 from verifier.errors import InvalidRequest, TooLarge, UnknownProblem, UnsupportedLanguage
@@ -178,3 +179,24 @@ async def test_an_output_far_larger_than_the_answer_is_ole_not_ie(service, pid):
     small = "import sys\nsys.stdout.write('1 ' * (200 << 10))\n"  # 400 KB: judged, wrong
     r = await service.verify(VerifyRequest(problem_id=pid, language="python", code=small))
     assert r.verdict.value in ("WA", "PE"), r
+
+
+@pytest.mark.parametrize("pid", ["sum", "sum-custom"])
+async def test_a_flood_is_cut_in_the_sandbox_at_the_checkers_budget(service, backend, blobs, pid):
+    """Code review 4: every byte a run writes under the problem's 64 MiB cap came back to the
+    service (4 floods held its event loop 0.5-0.7 s). Each test's run now carries the most its
+    checker may read (16x the answer + 1 MiB) as its output cap, so the sandbox cuts a flood
+    there (OLE at the cap: tests/security/test_attacks.py) and never hands it back."""
+    from verifier.judging.stdio import output_budget
+    from verifier.models import VerifyRequest
+
+    flood = "import sys\nsys.stdout.write('1 ' * (2 << 20))\n"
+    r = await service.verify(VerifyRequest(problem_id=pid, language="python", code=flood,
+                                           options={"reward": "fraction"}))
+    assert r.verdict.value == "OLE" and r.reward == 0.0, r
+    tests = {t.name: t for t in ProblemStore(blobs).get(pid).tests}
+    seen = [s for s in backend.specs if s.id in tests]
+    assert len(seen) == len(tests)
+    for spec in seen:
+        answer = blobs.get(tests[spec.id].answer)
+        assert spec.limits.output_bytes == output_budget(len(answer)) < 64 << 20, spec.limits

@@ -13,6 +13,9 @@ from collections import OrderedDict
 from problem_store.blobs.base import BlobStore
 
 
+_MAX_SIZES = 1 << 16
+
+
 class BlobCache:
     def __init__(self, blobs: BlobStore, max_bytes: int = 64 << 20, run=None):
         self.blobs = blobs
@@ -20,6 +23,21 @@ class BlobCache:
         self.max_bytes = max_bytes
         self._entries: OrderedDict[str, bytes] = OrderedDict()
         self._bytes = 0
+        self._sizes: OrderedDict[str, int] = OrderedDict()  # link -> size, for blobs not kept
+
+    async def size(self, link: str) -> int:
+        """The blob's size in bytes (from the store's metadata, not its bytes: a size used to
+        bound work, not to judge; the content is hash-checked when it is read)."""
+        data = self._entries.get(link)
+        if data is not None:
+            return len(data)
+        n = self._sizes.get(link)
+        if n is None:
+            n = await self.run(self.blobs.size, link)
+            self._sizes[link] = n
+            if len(self._sizes) > _MAX_SIZES:
+                self._sizes.popitem(last=False)
+        return n
 
     async def get(self, link: str) -> bytes:
         data = self._entries.get(link)

@@ -66,7 +66,9 @@ class StdioJudge:
     async def judge(self, problem: StdioProblem, tests: list[TestCase], language: str, code: str,
                     stop_first: bool) -> tuple[CompileInfo, list[TestVerdict]]:
         limits = run_limits(problem.limits)
-        specs = [RunSpec(id=t.name, stdin=Blob(link=t.input), limits=limits) for t in tests]
+        capped = await asyncio.gather(*(self._capped(limits, t) for t in tests))
+        specs = [RunSpec(id=t.name, stdin=Blob(link=t.input), limits=lim)
+                 for t, lim in zip(tests, capped)]
         out = await self.executor.run(language, code, specs, stop_on_failure=stop_first)
         if out.internal_error:
             return out.compile, [TestVerdict(name=t.name, verdict=Verdict.IE,
@@ -93,6 +95,21 @@ class StdioJudge:
                 elif v.verdict not in (Verdict.AC, Verdict.SKIPPED):
                     failed = True
         return out.compile, verdicts
+
+    async def _capped(self, limits: RunLimits, test: TestCase) -> RunLimits:
+        """A test's run stops at the most output its checker may read (``output_budget`` of
+        the answer's size; more is OLE whatever it says): a flood is cut in the sandbox, not
+        carried to the service and measured there. The problem's cap when that is lower, or
+        when the answer's size cannot be read (the check reports a lost answer)."""
+        if test.answer is None:
+            return limits
+        try:
+            budget = output_budget(await self.blobs.size(test.answer))
+        except Exception:  # noqa: BLE001 - judged as before; the check says what is wrong
+            return limits
+        if budget >= limits.output_bytes:
+            return limits
+        return limits.model_copy(update={"output_bytes": budget})
 
     @staticmethod
     def _from_run(run: RunResult) -> TestVerdict:
