@@ -76,6 +76,9 @@ def verdict(gold: str, pred: str, **kw):
     ("1000", "1 00"), ("100", "1 00"), ("10000", "10,00"),
     # base subscripts are values
     ("5", r"\boxed{110_2}"), ("101_2", "6"),
+    # a bare number against a base gold is its digits in that base only: its decimal value
+    # paid the question's number copied unconverted (out-of-sample check 6)
+    ("101_2", "5"), ("2332_{5}", "342"), ("1001011000_{2}", "600"),
     # identities are checked at negative points too
     ("x", "|x|"), ("x", r"\sqrt{x^2}"),
     # labels do not make a wrong value right
@@ -134,7 +137,7 @@ def test_never_equivalent(gold, pred):
     # forms
     ("Devon", "Devon"), ("Devon", r"\text{Devon}"), ("(1,2)", "(a,b)=(1,2)"), ("2", "g(x)=2"),
     ("3", "x = 3"), (r"\frac{3}{2}", r"1+\cfrac{1}{2}"), ("6", r"\sum_{k=1}^{3} k"),
-    ("101_2", "101"), ("101_2", "5"), ("5", r"\boxed{101_2}"), ("(1,2)", "(1; 2)"),
+    ("101_2", "101"), ("101_2", "101_{2}"), ("5", r"\boxed{101_2}"), ("(1,2)", "(1; 2)"),
     (r"\frac{1}{2}", r"\sin 30^\circ"), (r"\frac{\sqrt{3}}{2}", r"\cos(30^{\circ})"),
     ("[1, 2)", r"x \in [1, 2)"), (r"\{1, 2\}", r"\{2, 1\}"),
     (r"\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}", r"\begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix}"),

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from verifier.math.extract import _HEDGE_RE, _NEGATED_NOTE_RE, _NUMBER_WORD_RE, _REVISION_RE
+from verifier.math.extract import _HEDGE_RE, _NEGATED_NOTE_RE, _NUMBER_WORD_RE, _REVISION_RE, _squeeze
 
 _NEAR = 240
 # a revision after the box: these words, then another value
@@ -30,7 +30,10 @@ _BOX_REVISION_RE = re.compile(
     r"never\s*mind|I\s+meant|make\s+that|on\s+second\s+thought|recount\w*|recheck\w*|redo\w*|"
     r"hmm+|error|however|reflection|re-?read\w*|edit|p\.?\s?s|true\s+answer|real\s+(?:answer|total|count)|"
     r"correct\s+answer|should\s+be|fails?|fixing|instead|nah|nope|whoops|ugh|doh|err|eh|lol|j/?k|"
-    r"kidding|retract\w*|oh\s+no|add\s+one|subtract\s+one)\b", re.IGNORECASE)
+    r"kidding|retract\w*|oh\s+no|add\s+one|subtract\s+one|"
+    r"(?:true|actual|correct|right|real)\s+(?:value|count|total|number|result|sum|figure)|"
+    r"faux|fausse|falsch|fals[oa]|incorrect[oa]|err[oó]ne[oa]|sbagliat[oa]|errad[oa])\b",
+    re.IGNORECASE)
 # a later answer written another way: a phrase, "####", or another box-like macro
 _LATER_ANSWER_RE = re.compile(
     r"(?:final\s+answer|the\s+answer\s+is|answer\s*:|answer\s+is)\s*:?\s*\S|####\s*\S"
@@ -39,12 +42,16 @@ _LATER_ANSWER_RE = re.compile(
 # the answer is \boxed{5}", "If we substitute, we get \boxed{5}" (a box is a commitment)
 _WEAK = {"if", "should", "say", "claim", "think", "believe", "earlier", "tried", "may", "seems",
          "seem", "appears", "appear", "likely", "estimate", "estimated", "vs", "versus", "instead",
-         "roughly", "assuming", "assume", "suppose", "supposing"}
+         "roughly", "assuming", "assume", "suppose", "supposing",
+         # right before the box these mark it approximate instead (extract._APPROX_BEFORE_RE)
+         "approximately", "approx", "about", "around", "nearly", "almost", "circa"}
 _CONDITION_RE = re.compile(r"\b(?:if|when|whenever|unless|case|otherwise|else|either)\b", re.IGNORECASE)
 _SENTENCE_END_RE = re.compile(r"[.!?](?=\s)|\n\s*\n")
 _REJECTED_AFTER_RE = re.compile(
     r"\s*+(?:\?|[✗✘❌👎🤔]|(?:is|was|seems|looks|appears)\s+(?:also\s+)?(?:not|incorrect|wrong|false|"
-    r"off|impossible|invalid|rejected|doubtful))", re.IGNORECASE)
+    r"off|impossible|invalid|rejected|doubtful)"
+    r"|up\s+to\s+(?:(?:the\s+)?order|sign|a\s+(?:constant|sign|factor|permutation)|permutation|scaling|rounding)"
+    r"|in\s+(?:some|any|either|an?\s+unknown)\s+order|give\s+or\s+take)", re.IGNORECASE)
 _OPTION_RE = re.compile(r"(?<![A-Za-z\\])\(?[A-E]\)?(?![A-Za-z])")
 _VALUE_RE = re.compile(r"\d|\\boxed")
 
@@ -64,12 +71,12 @@ def _sentence_after(text: str, end: int) -> str:
 
 def _restates(answer: str, later: str) -> bool:
     """Does the later answer (a phrase or "####" after the box) name the box's value again?"""
-    from verifier.math.extract import _same_number, _squeeze, extract_answer
+    from verifier.math.extract import extract_answer
 
     if later.lstrip().startswith("\\"):
         return False  # another box-like macro: a second box
     again = extract_answer(later)
-    return again is not None and (_squeeze(again) == _squeeze(answer) or _same_number(again, answer))
+    return again is not None and _same_value(answer, again)
 
 
 def box_disowned(text: str, start: int, end: int, answer: str, boxes: int) -> bool:
@@ -92,7 +99,9 @@ def box_disowned(text: str, start: int, end: int, answer: str, boxes: int) -> bo
     if re.match(r"[^.!?\n]*?\b(?:short|extra|too\s+(?:many|few|much|little))\b", after, re.IGNORECASE):
         return True  # "\boxed{3} gallons short of the 7 needed"
     rest = text[end:end + 4 * _NEAR]
-    if re.fullmatch(r"\s*\(?[A-E]\)?\s*", answer) and _OPTION_RE.search(rest.split("\n\n", 1)[0]):
+    letter = re.fullmatch(r"\s*\(?([A-E])\)?\s*", answer)
+    if letter and any(m.group(0).strip("()") != letter.group(1)
+                      for m in _OPTION_RE.finditer(rest.split("\n\n", 1)[0])):
         return True  # "\boxed{C} and D", "\boxed{C} (D is also correct)"
     rest = text[end:]  # the whole remainder: a long filler must not hide what comes after it
     later = _LATER_ANSWER_RE.search(rest)
@@ -102,6 +111,82 @@ def box_disowned(text: str, start: int, end: int, answer: str, boxes: int) -> bo
     revision = _BOX_REVISION_RE.search(rest)
     if revision:
         later = rest[revision.end():]
-        if _VALUE_RE.search(later) or _NUMBER_WORD_RE.search(later):
-            return True  # "\boxed{3}. Wait, that's wrong; ... the answer is 5."
+        if (_VALUE_RE.search(later) or _NUMBER_WORD_RE.search(later) or _other_word(answer, later)
+                or _later_states_other(answer, later)):
+            return True  # "\boxed{3}. Wait, that's wrong; ... the answer is 5." (or "... it is No.")
+    return _later_states_other(answer, rest)
+
+
+def _later_states_other(answer: str, rest: str) -> bool:
+    """Does what follows the box conclude with another value, by the extraction rules that
+    would read it if it stood alone (an answer phrase, "####", a concluding statement, a word
+    answer)? "\\boxed{5}, but it is 6.", "The correct value is 6.", "\\boxed{Yes}\n\nWait, it is
+    No.": the response names two answers and the box is not its last word (out-of-sample
+    check 6). The same value again ("That is, 5.") is a restatement."""
+    from verifier.math.extract import _CHECK_LINE_RE, _plain_check
+
+    rest = re.sub(r"^(?:\s|\$|\*|~|\\[)\]])*", "", rest)  # the close of the box's own span
+    rest = _CHECK_LINE_RE.sub(_plain_check, rest)  # a check verifies; its values are no answer
+    if not re.search(r"\w", rest):
+        return False
+    again = _stated(rest)
+    return again is not None and not _same_value(answer, again)
+
+
+def _stated(rest: str) -> str | None:
+    """The value ``rest`` states: its "####" or answer phrase, else its concluding statement
+    (``conclusion._value``: a stating word, then the value ending the sentence). Not the
+    bare-answer reading: "apples." after "\\boxed{7}" is the box's unit, not a word answer."""
+    from verifier.math.conclusion import _value
+    from verifier.math.extract import _GSM_RE, _PHRASE_RE, _clean_phrase_answer, looks_like_bare_answer
+
+    gsm = list(_GSM_RE.finditer(rest))
+    if gsm:
+        return _clean_phrase_answer(gsm[-1].group(1)) or None
+    phrases = list(_PHRASE_RE.finditer(rest))
+    if phrases:
+        ans = _clean_phrase_answer(rest[phrases[-1].end():])
+        if ans and not looks_like_bare_answer(ans):
+            m = re.search(r"\b(?:is|are|equals|be)\s+(?!not\b)(\S.*)$", ans)  # "Final answer: it is 7."
+            ans = _clean_phrase_answer(m.group(1)) if m and looks_like_bare_answer(m.group(1)) else None
+        if ans:
+            return ans
+    return _value(rest)
+
+
+# Word answers a revision after a boxed word may switch between ("\\boxed{Yes} ... Hmm, actually
+# no."): a different word of the box's own class after a revision word voids the box.
+_WORD_CLASSES = [frozenset(c.split()) for c in (
+    "yes no", "true false", "even odd", "positive negative zero", "always sometimes never",
+    "possible impossible", "finite infinite", "increasing decreasing constant",
+    "north south east west", "left right up down", "convergent divergent", "converges diverges",
+    "monday tuesday wednesday thursday friday saturday sunday",
+    "january february march april may june july august september october november december")]
+_OPTION_LETTER_RE = re.compile(r"(?<![A-Za-z\\])\(?([A-E])\)?(?![A-Za-z])")
+
+
+def _other_word(answer: str, later: str) -> bool:
+    box = _plain(answer)
+    if re.fullmatch(r"[a-e]", box):
+        return any(m.group(1).lower() != box for m in _OPTION_LETTER_RE.finditer(later))
+    for words in _WORD_CLASSES:
+        if box in words:
+            said = {w.lower() for w in re.findall(r"[A-Za-z]+", later)}
+            return bool((said & words) - {box})
     return False
+
+
+def _plain(value: str) -> str:
+    value = re.sub(r"\\(?:text|textbf|textit|textrm|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}", r"\1", value)
+    value = re.sub(r"^\s*(?:option|choice)\s+", "", value, flags=re.IGNORECASE)
+    value = _squeeze(value).strip("*_.,:;").lower()
+    return re.sub(r"^\(([a-e])\)$", r"\1", value)
+
+
+def _same_value(a: str, b: str) -> bool:
+    """``b`` names the box's value ``a`` again: written the same way, the same number, or a
+    computation that ends in it ("verify: $2+3=5$")."""
+    from verifier.math.extract import _same_number
+
+    b = b.rsplit("=", 1)[-1] if "=" in b and "=" not in a else b
+    return _plain(a) == _plain(b) or _same_number(a, b)

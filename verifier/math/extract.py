@@ -145,9 +145,10 @@ _OPERAND_BEFORE_RE = re.compile(
 # (negations are _negated_before's)
 _WORD_BEFORE = {"negative", "minus", "over", "twice", "thrice", "double", "triple", "half", "than",
                 "least", "most", "except", "from", "of", "root", "inverse", "reciprocal", "under",
-                "below", "above", "nearly", "almost", "without", "besides", "excluding", "unlike",
-                # a fourth review's: bounds, ranges and exceptions
-                "exceeds", "exceed", "upto", "near", "around", "approximately", "about", "but",
+                "below", "above", "without", "besides", "excluding", "unlike",
+                # a fourth review's: bounds, ranges and exceptions ("about \\boxed{3}" and the like
+                # are read as approximations instead: _APPROX_BEFORE_RE)
+                "exceeds", "exceed", "upto", "near", "but",
                 "between", "through", "thru", "till", "until", "unequal", "nonequal", "excludes",
                 "exclude", "differs", "beyond", "past", "within"}
 # two words right before a box that bound it ("up to \boxed{3}", "capped at \boxed{3}")
@@ -233,8 +234,8 @@ def _attached(text: str, line_start: int, start: int, end: int) -> bool:
     rest = text[j:j + _NEAR]
     if _OPERAND_AFTER_RE.match(rest):
         return True
-    if not rest[:1]:
-        return False
+    if not rest[:1] or re.search(r"\n[^\S\n]*\n", text[end:j]):
+        return False  # a paragraph break: "\boxed{7}\n\nI hope it is correct." ("I" is no unit)
     wrapped = re.match(r"\\(?:text|mathrm|mbox|textrm)\s*+\{\s*+([A-Za-z]+)", rest)
     if wrapped and changes_value(wrapped.group(1)):
         return True  # \boxed{3} \text{ thousand}
@@ -276,7 +277,15 @@ def _final_box_group(text: str) -> list[str] | None:
     values = len({b[2].strip() for b in boxes})
     if box_disowned(text, group[0][0], group[-1][1], _join([b[2] for b in group]), values):
         return []  # its words say it is not the answer
-    return [b[2] for b in group]
+    answers = [b[2] for b in group]
+    if len(answers) == 1 and _APPROX_BEFORE_RE.search(text, max(0, group[0][0] - 48), group[0][0]):
+        answers[0] = "\\approx " + answers[0]  # "roughly \boxed{100}": judged as \approx 100
+    return answers
+
+
+# an approximation word right before the final box (not "~": LaTeX's tie, "is~\boxed{5}")
+_APPROX_BEFORE_RE = re.compile(r"(?:\b(?:roughly|approximately|approx\.?|about|around|nearly|almost|circa)"
+                               r"|≈|\\approx|\\sim(?![a-z]))(?:\s|\$|\\[(\[]|\*\*)*+$", re.IGNORECASE)
 
 
 def _strip_dollars(s: str) -> str:
@@ -419,7 +428,17 @@ _HEDGE_RE = re.compile(
     r"wrongly|incorrectly|falsely)\b|n't\b",
     re.IGNORECASE)
 _CHECK_WORDS = {"check", "checking", "checked", "verify", "verification", "verified", "verifying",
-                "sanity", "ok", "okay", "yes", "true", "holds", "indeed", "and", "so", "correct"}
+                "sanity", "ok", "okay", "yes", "true", "holds", "indeed", "and", "so", "correct",
+                # what a check says of itself ("Check: the sum of the roots is $0$, matching
+                # Vieta", "at $x = 1$ both forms give $-12$", "$x = -9$ satisfies the original
+                # inequality": out-of-sample check 6); no word of an answer or a revision
+                "the", "a", "an", "of", "is", "are", "at", "in", "into", "with", "for", "by", "as",
+                "it", "this", "both", "each", "all", "sum", "product", "roots", "root", "forms",
+                "form", "give", "gives", "gave", "matching", "matches", "match", "vieta", "satisfies",
+                "satisfy", "original", "inequality", "equation", "equations", "works", "consistent",
+                "plugging", "substituting", "back", "side", "sides", "left", "right", "hand", "equal",
+                "equals", "agree", "agrees", "expected", "also", "confirms", "confirmed", "good",
+                "identity", "expanding", "expansion", "same", "again"}
 
 
 def _plain_check(m: re.Match) -> str:

@@ -120,8 +120,10 @@ def _special_forms(gold: str, pred: str) -> tuple[bool, str] | None:
     if gb:
         if pb:
             same = int(gb[0], gb[1]) == int(pb[0], pb[1])
-        else:  # the base is the question's: 101 answers "in base 2" as well as 101_2
-            same = p.upper() == gb[0] or p == str(int(gb[0], gb[1]))
+        else:  # the base is the question's: 101 answers "in base 2" as well as 101_2. Only
+            # that reading: its decimal value too paid the question's own number, copied
+            # unconverted, on every conversion problem (out-of-sample check 6).
+            same = p.upper() == gb[0]
         return (same, "base numbers equal" if same else "base numbers differ")
     return None
 
@@ -259,7 +261,7 @@ def _judge_value(gold: str, prediction: str, *, timeout_s: float = 5.0,
         return verdict(False, TOO_LARGE, gold_parsed=g_shown)
 
     if approx and g_node is not None and p_node is not None and _rough(g_node, p_node):
-        return verdict(False, "prediction is marked approximate and too short for the exact answer",
+        return verdict(False, "prediction is marked approximate, the gold is exact",
                        gold_parsed=g_shown, prediction_parsed=_fast_render(p_node))
     if g_node is not None and p_node is not None:
         try:
@@ -291,12 +293,12 @@ def _judge_value(gold: str, prediction: str, *, timeout_s: float = 5.0,
 
 
 def _rough(gold: list, pred: list) -> bool:
-    """A number the response marks approximate (``\\approx 3``, "about 0.25") against an exact
-    gold that is not itself a rounded decimal: the response does not claim the exact value, and
-    its digits are too few for the tolerance of ``structure.approx_tol`` to apply. Not an answer
-    (``\\approx 3.14159`` for pi, and ``\\approx 3.14`` for a gold of 3.14, still compare)."""
-    node = pred[1] if pred[0] == "neg" else pred
-    return node[0] == "num" and not has_decimal(gold) and approx_tol(gold, pred, True) is None
+    """A value the response marks approximate (``\\approx 3``, "about 0.25", ``\\sim 6 \\times
+    10^8``) against an exact gold that is not itself a rounded decimal: the response does not
+    claim the exact value, and it is not a decimal with the digits the tolerance of
+    ``structure.approx_tol`` needs. Not an answer (``\\approx 3.14159`` for pi, and ``\\approx
+    3.14`` for a gold of 3.14, still compare)."""
+    return not has_decimal(gold) and approx_tol(gold, pred, True) is None
 
 
 __all__ = ["MathVerdict", "NeedsWorker", "judge", "extract_answer", "get_pool", "set_pool", "shutdown"]
