@@ -114,10 +114,30 @@ def _sample():
 
 def test_the_check6_sample_is_judged_as_labelled():
     """305 of the 3,000 items (every one judged wrong in the helper's run, the rest drawn at
-    random); labels by construction, by the docs' rules."""
+    random); labels by construction, by the docs' rules. Also fixed for it: "equally likely"
+    is no hedge, ``\\mathbb{R} \\setminus [a, b]`` is read, a prose value may carry a base
+    subscript ("So the number is 134_9.")."""
     wrong = [(it["id"], it["gold"], it["response"][-120:], judge(it["gold"], it["response"]).reason)
              for it in _sample()
              if judge(it["gold"], it["response"]).equivalent != it["expected"]]
-    known_fn = {"m6-0024", "m6-0047", "m6-0438", "m6-2646",  # \mathbb{R} \setminus [a, b]: not read
-                "m6-2107", "m6-2245", "m6-2524", "m6-2567", "m6-2823"}  # prose endings: open
-    assert {w[0] for w in wrong} <= known_fn, wrong
+    assert not wrong, wrong
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_reals_without_an_interval_are_the_two_rays_outside_it(seed):
+    """Generated: R minus [a, b] (any end open or closed) is (-oo, a) u (b, oo) with each end
+    flipped; the same rays with an end unflipped are another set."""
+    import random
+
+    rng = random.Random(seed)
+    for _ in range(10):
+        a = rng.randint(-50, 40)
+        b = a + rng.randint(1, 30)
+        lo, hi = rng.choice("[("), rng.choice("])")
+        left_end = ")" if lo == "[" else "]"
+        right_end = "(" if hi == "]" else "["
+        gold = rf"(-\infty, {a}{left_end} \cup {right_end}{b}, \infty)"
+        pred = rf"\boxed{{\mathbb{{R}} \setminus {lo}{a}, {b}{hi}}}"
+        assert judge(gold, pred).equivalent, (gold, pred)
+        flipped = rf"(-\infty, {a}{']' if left_end == ')' else ')'} \cup {right_end}{b}, \infty)"
+        assert not judge(flipped, pred).equivalent, (flipped, pred)

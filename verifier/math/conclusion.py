@@ -32,7 +32,7 @@ from verifier.math.extract import (_DISOWNED_AFTER_RE, _HEDGE_RE, _NUMBER_WORD_R
 
 # spans that only hold a connective: "$\therefore$ 375"
 _CONNECTIVE_RE = re.compile(r"\s*(?:\\therefore|\\because|\\implies|\\Rightarrow|\\Longrightarrow|∴)\s*")
-_NUMBER_RE = re.compile(r"(?<![\w.\\^_])-?\d[\d,]*(?:\.\d+)?(?![A-Za-z0-9_])")
+_NUMBER_RE = re.compile(r"(?<![\w.\\^_])-?\d[\d,]*(?:\.\d+)?(?:_\{?\d{1,2}\}?)?(?![A-Za-z0-9_])")  # 134_9: base
 # what states a value in prose; the value is what follows the last of them in the sentence
 _STATES_RE = re.compile(
     r"(?:\b(?:is|are|was|were|equals?|be|gets?|got|obtain(?:s|ed)?|gives?(?:\s+us)?|yields?|"

@@ -420,7 +420,7 @@ _HEDGE_RE = re.compile(
     r"\b(?:would|might|could|maybe|perhaps|possibly|probably|alternatively|plausible|mistakes?|"
     r"mistaken|naive(?:ly)?|wrong|incorrect|suppose|supposing|assume|assuming|unless|if|either|"
     r"guess|unsure|not\s+sure|candidates?|possible\s+(?:answers?|values?)|options?\s+are|"
-    r"first\s+attempt|one\s+might|too\s+(?:large|small|big)|may|seems?|appears?|likely|think|"
+    r"first\s+attempt|one\s+might|too\s+(?:large|small|big)|may|seems?|appears?|(?<!equally\s)likely|think|"
     r"believe|earlier|tried|discard\w*|reject\w*|fails?|otherwise|vs|versus|instead|not|never|"
     r"\w+n't|false|refut\w*|retract\w*|disregard|ignore|tentative\w*|should|say|claim|unclear|"
     r"doubtful|uncertain|guess\w*|estimat\w*|suspect|reckon|hunch|presumably|apparently|roughly|"

@@ -264,10 +264,19 @@ def _infix(s: str) -> str:
 _REALS_WITHOUT_RE = re.compile(r"\s*+\\mathbb\s*+(?:\{\s*+R\s*+\}|R)\s*+(?:\\setminus|\\backslash|-)\s*+"
                                r"\\\{([^{}\\]*+)\\\}\s*+")
 _PLAIN_NUMBER_RE = re.compile(r"\s*+(-?\s*+\d++(?:\.\d++)?+)\s*+")
+_REALS_MINUS_INTERVAL_RE = re.compile(r"\s*+\\mathbb\s*+(?:\{\s*+R\s*+\}|R)\s*+(?:\\setminus|\\backslash|-)\s*+"
+                                      r"([\[(])([^,\[\]()]++),([^,\[\]()]++)([\])])\s*+")
 
 
 def _reals_without(s: str) -> str:
-    """``\\mathbb{R} \\setminus \\{-4, 2\\}`` as the union of the open intervals it leaves."""
+    """``\\mathbb{R} \\setminus \\{-4, 2\\}`` as the union of the open intervals it leaves;
+    ``\\mathbb{R} \\setminus [a, b]`` as the two rays outside it, each end flipped (a closed
+    end removed is an open end left)."""
+    iv = _REALS_MINUS_INTERVAL_RE.fullmatch(s)
+    if iv:
+        lo, a, b, hi = iv.groups()
+        return (f"(-\\infty, {a.strip()}{')' if lo == '[' else ']'} \\cup "
+                f"{'(' if hi == ']' else '['}{b.strip()}, \\infty)")
     m = _REALS_WITHOUT_RE.fullmatch(s)
     if not m:
         return s
