@@ -47,6 +47,7 @@ from sandboxes.backends.cgroup_host import CgroupTree
 from sandboxes.backends.slot_queue import SlotQueue
 from sandboxes.runner.pch import IMAGE_PCH_ROOT
 from sandboxes.runner.cgroup import CgroupDirs
+from sandboxes.runner.limits import SCRATCH_INODES
 from sandboxes.runner.protocol import Channel, ProtocolError
 
 log = logging.getLogger(__name__)
@@ -451,7 +452,7 @@ class ContainerPool:
             # The scratch root. Not /tmp: Docker copies the image dir's mode onto a tmpfs, and
             # /tmp's 1777 would let a run write outside its box. /tmp stays read-only; the
             # runner points TMPDIR at each run's own box.
-            tmpfs={"/sandbox": f"rw,exec,nosuid,nodev,size={spec.scratch_mb}m,mode=0755"},
+            tmpfs={"/sandbox": f"rw,exec,nosuid,nodev,size={spec.scratch_mb}m,nr_inodes={SCRATCH_INODES},mode=0755"},
             shm_size=f"{spec.shm_mb}m",
             volumes=volumes,
             cap_drop=["ALL"], cap_add=_AGENT_CAPS, security_opt=["no-new-privileges"],

@@ -89,6 +89,8 @@ class LambdaBackend(SandboxBackend):
                    "(infra/lambda/template.yaml SubnetIds); moto's emulation uses the host network",
         "scratch_size": "the scratch space is the function's /tmp, capped by EphemeralStorage on AWS; "
                         "moto's emulation has no cap",
+        "scratch_files": "the function's /tmp is not a mount the runner can cap by file count; each "
+                         "invocation's files go with its execution environment",
     }
 
     # No cgroup inside a function: CPU time of the run's tree comes from a /proc scan of its

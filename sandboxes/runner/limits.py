@@ -15,7 +15,9 @@ group, ``sandboxes.runner.cgroup``; otherwise the rlimit fallback, e.g. AWS Lamb
   per process.
 - output: counted while reading the stdout pipe; the run is killed at the cap.
 - processes/threads: cgroup pids.max for the tree, and RLIMIT_NPROC (per uid).
-- file size: RLIMIT_FSIZE (SIGXFSZ); scratch dir size: the backend's tmpfs size.
+- file size: RLIMIT_FSIZE (SIGXFSZ); scratch dir size: the backend's tmpfs size; files in
+  the scratch dir (and /dev/shm, local): the tmpfs's inode cap (``SCRATCH_INODES``), so a run
+  cannot leave millions of empty files for the reset (and the next run) to remove.
 - open files: RLIMIT_NOFILE. Core dumps: RLIMIT_CORE 0.
 - stack: the language's size, or unlimited for native code (deep recursion is legal; the
   memory limit bounds it). Unlimited also gives threads glibc's default 2 MiB stacks
@@ -27,6 +29,11 @@ from __future__ import annotations
 import math
 import resource
 from dataclasses import asdict, dataclass, fields
+
+# Files a box's tmpfs mounts may hold at once (their size caps bytes, not files): the
+# backends mount them with these caps (nr_inodes). A run past them gets ENOSPC.
+SCRATCH_INODES = 32768
+SHM_INODES = 4096
 
 
 @dataclass(frozen=True)
