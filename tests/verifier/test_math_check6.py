@@ -108,6 +108,22 @@ def test_a_boxed_word_revised_to_another_word_of_its_kind_is_no_answer(word, oth
     assert judge(word, boxed + revision.format(o=word)).equivalent
 
 
+@pytest.mark.parametrize("gold, response, paid", [
+    ("yes", "The answer is yes. No.", False), ("yes", "The answer is yes. Yes.", True),
+    (r"\text{Yes}", "$\\boxed{\\text{Yes}}$. No.", False), ("C", "$\\boxed{C}$\n\n**D**", False),
+    ("C", "$\\boxed{C}$\n\nA", False), ("Monday", "The answer is Monday. **Tuesday**", False),
+    # a word of another kind, or the word in a sentence, is no second answer
+    ("C", "The answer is C. No other option works.", True), ("yes", "The answer is yes. No doubt about it.", True),
+    ("Monday", "The answer is Monday. May is irrelevant.", True), ("5", "The answer is 5. No.", True),
+    ("C", "$\\boxed{C}$\n\nA quick check confirms it.", True),
+])
+def test_a_sentence_that_is_only_another_word_of_the_answers_kind(gold, response, paid):
+    """Review 4's documented leftover: "The answer is yes. No." paid yes; a sentence that is
+    nothing but another word of the answer's kind is a second answer, revision word or not."""
+    v = judge(gold, response)
+    assert v.equivalent is paid, v
+
+
 def _sample():
     return [json.loads(line) for line in SAMPLE.read_text().splitlines()]
 

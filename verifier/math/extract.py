@@ -476,6 +476,10 @@ def _revised(ans: str, after_phrase: str) -> bool:
         claim = _WORD_CLAIM_RE.search(words)
         if claim and claim.group(1).strip(".()").lower() != ans.strip().strip(".()").lower():
             return True
+    from verifier.math.box_context import bare_other_word
+
+    if bare_other_word(ans, rest):
+        return True  # "The answer is yes. No.": another word of its kind, a second answer
     if re.search(r"(?m)^[ \t]*+\$?-?\d[\d.,/]*+\$?[ \t]*+$", rest) and not re.search(
             r"(?m)^[ \t]*+\$?" + re.escape(ans.strip().strip("$")) + r"\$?[ \t]*+$", rest):
         return True  # a bare number on a line of its own after the answer: another answer
