@@ -45,9 +45,10 @@ from pathlib import Path
 
 from sandboxes.backends.cgroup_host import CgroupTree
 from sandboxes.backends.slot_queue import SlotQueue
+from sandboxes.backends.tmpfs_caps import TmpfsCapError, cap_files
 from sandboxes.runner.pch import IMAGE_PCH_ROOT
 from sandboxes.runner.cgroup import CgroupDirs
-from sandboxes.runner.limits import SCRATCH_INODES
+from sandboxes.runner.limits import SCRATCH_INODES, SHM_INODES
 from sandboxes.runner.protocol import Channel, ProtocolError
 
 log = logging.getLogger(__name__)
@@ -406,6 +407,12 @@ class ContainerPool:
             if hello.get("accounting", "rlimit") != self.accounting:  # older agents: rlimit
                 raise AgentError(f"agent in {name} accounts runs by {hello.get('accounting')!r}, "
                                  f"expected {self.accounting!r}")
+            # The engine's /dev/shm has a size (shm_size) and no file cap: set one, as local does
+            # (the scratch tmpfs gets its nr_inodes from the tmpfs option below).
+            try:
+                await asyncio.to_thread(cap_files, pid, [("/dev/shm", spec.shm_mb << 20, SHM_INODES)])
+            except TmpfsCapError as exc:
+                raise AgentError(f"{name}: {exc}") from None
         except BaseException:
             await asyncio.to_thread(self._destroy_container, container.id, ipc)
             raise

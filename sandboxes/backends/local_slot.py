@@ -19,6 +19,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from sandboxes.backends.base import SandboxError
+from sandboxes.backends.tmpfs_caps import TmpfsCapError, cap_files
 from sandboxes.runner.cgroup import CgroupDirs
 from sandboxes.runner.limits import SCRATCH_INODES, SHM_INODES
 from sandboxes.runner.protocol import Channel, ProtocolError
@@ -207,23 +208,16 @@ class Slot:
         self.held.clear()
 
     def cap_inodes(self) -> None:
-        """Remount the slot's tmpfs mounts with a file-count cap (``SCRATCH_INODES``,
-        ``SHM_INODES``; bwrap sets their size only): from the host, in the sandbox's mount
-        namespace, before it serves. A run that left millions of empty files cost no space
-        but seconds of removal in the reset the next run on the slot waited for (code review
-        4: 9.9 s). A slot whose caps cannot be set is not used (SandboxError)."""
+        """Cap the files of the slot's tmpfs mounts (``sandboxes.backends.tmpfs_caps``; bwrap
+        sets their size only) before it serves. A slot whose caps cannot be set is not used."""
         inner = _first_child(self.proc.pid) if self.proc is not None else None
         if inner is None:
             raise SandboxError(f"slot {self.index}: sandbox process not found for the inode caps")
-        for mount, size, inodes in (("/tmp", self.scratch_size_mb << 20, SCRATCH_INODES),
-                                    ("/dev/shm", 16 << 20, SHM_INODES)):
-            done = subprocess.run(
-                ["nsenter", "-t", str(inner), "-m", "mount", "-o",
-                 f"remount,size={size},nr_inodes={inodes}", mount],
-                capture_output=True, text=True, timeout=10, env={"PATH": "/usr/bin:/bin"})
-            if done.returncode != 0:
-                raise SandboxError(f"slot {self.index}: cannot cap the files of {mount}: "
-                                   f"{(done.stderr or done.stdout).strip()[:300]}")
+        try:
+            cap_files(inner, [("/tmp", self.scratch_size_mb << 20, SCRATCH_INODES),
+                              ("/dev/shm", 16 << 20, SHM_INODES)])
+        except TmpfsCapError as exc:
+            raise SandboxError(f"slot {self.index}: {exc}") from None
 
     def hello(self, timeout_s: float = 20.0) -> dict:
         self.deferred_reset = self.ready_pending = False
