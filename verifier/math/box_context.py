@@ -91,6 +91,8 @@ def box_disowned(text: str, start: int, end: int, answer: str, boxes: int) -> bo
     after = re.sub(r"^(?:\s|\$|\*|~|\\[)\]])*", "", _sentence_after(text, end))  # past "$", "**"
     if _REJECTED_AFTER_RE.match(after) or any(m.group(0).lower() not in _WEAK for m in _HEDGE_RE.finditer(after)):
         return True  # "\boxed{3}?", "\boxed{3} is incorrect", "\boxed{3} is what a naive count gives"
+    if _tail_offers_more(answer, after):
+        return True  # "\\boxed{5} (and 7)", "\\boxed{5} -> 7", "\\boxed{5} (assuming $n$ is even)"
     note = re.match(r"\(([^()]*)\)", after)
     if note and (_NEGATED_NOTE_RE.search(note.group(1)) or _REVISION_RE.search(note.group(1))
                  or re.search(r"[≠<>≈~]|\\(?:neq?|approx)", note.group(1))
@@ -114,7 +116,115 @@ def box_disowned(text: str, start: int, end: int, answer: str, boxes: int) -> bo
         if (_VALUE_RE.search(later) or _NUMBER_WORD_RE.search(later) or _other_word(answer, later)
                 or _later_states_other(answer, later)):
             return True  # "\boxed{3}. Wait, that's wrong; ... the answer is 5." (or "... it is No.")
-    return _later_states_other(answer, rest) or bare_other_word(answer, rest)
+    return _later_states_other(answer, rest) or bare_other_word(answer, rest) or stray_value(answer, rest)
+
+
+# a later sentence that doubts the answer ("I'm not confident in this.", "This is just a guess.")
+_DOUBT_RE = re.compile(
+    r"\b(?:not\s+(?:confident|sure|certain)|unsure|uncertain|low\s+confidence|(?:just|only|a)\s+(?:a\s+)?guess|"
+    r"I\s+guess(?:ed)?|could\s*(?:not|n't)\s+verify|(?:may|might|could)\s+(?:well\s+)?be\s+(?:wrong|off|incorrect)|"
+    r"probably\s+wrong|no\s+idea|not\s+really)\b", re.IGNORECASE)
+# a later note that scales or transforms the value ("(in hundreds)", "Multiply by 2 for the
+# final count.", "That's the radius; the diameter is twice that.")
+_SCALE_NOTE_RE = re.compile(
+    r"\b(?:in\s+(?:hundreds|thousands|millions|billions|units\s+of)|figures\s+in|thousands?\b|"
+    r"hundreds\b|millions?\b|multiply\b|divide\b|\bdoubl(?:e|ed|ing)\b(?![-\s]?check)|twice\s+that|half\s+(?:the|of)|"
+    r"square\s+it|cube\s+it|the\s+question\s+asks\s+for|requested\s+quantity|units?\s*:)", re.IGNORECASE)
+# what makes a later sentence a computation rather than a second value ("$138 + 62 = 200$ ✓")
+_RELATION_RE = re.compile(r"[=+×÷*/<>≤≥^]|\\(?:cdot|times|div|le|ge|leq|geq|approx|frac|sqrt)|\d\s*-\s*\d")
+_VALUE_TOKEN_RE = re.compile(r"(?<![\w.\\^_])-?\d+(?:[.,]\d+)*(?![\w])")
+
+
+def stray_value(answer: str, rest: str) -> bool:
+    """A sentence after the answer that offers another value without computing anything ("Or
+    7.", "(7)", "7 is correct.", "Seven.", "In fact, 7.", "The textbook says 7.", "7 ✓"; check 7
+    of out-of-sample checks: 128 paid), a doubt ("This may be wrong.") or a note that scales the
+    value ("(in hundreds)"): the response has not committed to one answer. Short sentences
+    only: a longer one with a number is a remark ("Each of the 3 groups has 4 members.")."""
+    from verifier.math.extract import _CHECK_LINE_RE, _NUMBER_WORD_RE, _plain_check
+
+    checks = list(_CHECK_LINE_RE.finditer(rest))
+    if any(_plain_check(m) == m.group(0) and re.search(r"[✗✘❌]|\b(?:fails?|failed|wrong|incorrect|but)\b|"
+                                                      r"\b(?:does|do|is)\s+not\b|n't\b|\bbetter\b|\balternative\b",
+                                                      m.group(0), re.IGNORECASE) for m in checks):
+        return True  # "Check: 5 ✗; 7 ✓", "Check: plugging in 5 fails.": the check disowns it
+    rest = _CHECK_LINE_RE.sub(_plain_check, rest)
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", rest):
+        plain = re.sub(r"\\text\w*\s*\{([^{}]*)\}|\\boxed\s*\{([^{}]*)\}", r" \1\2 ", sentence).replace("**", " ")
+        if not plain.strip():
+            continue
+        if len(re.findall(r"[A-Za-z]+", plain)) <= 6 and _word_offered(answer, plain):
+            return True  # "Though honestly, no.", "C is better.", "Final: C" (a word answer)
+        if _DOUBT_RE.search(plain) or _SCALE_NOTE_RE.search(plain):
+            return True
+        if _RELATION_RE.search(plain):
+            continue
+        values = [m.group(0) for m in list(_VALUE_TOKEN_RE.finditer(plain)) + list(_NUMBER_WORD_RE.finditer(plain))
+                  if _claimed(plain, m.start())]
+        words = re.findall(r"[A-Za-z]+", plain)
+        if values and len(words) <= 6 and any(not _same_value(answer, v) for v in values):
+            return True
+    return False
+
+
+# words that put a value forward as the answer ("says 7", "Or 7", "it's 7"); a value after any
+# other word names something else ("degree 3", "base 5", "step 2")
+_CLAIM_LEAD = {"is", "are", "was", "be", "it's", "its", "that's", "say", "says", "said", "read", "reads",
+               "or", "and", "also", "alternatively", "then", "again", "precisely", "final", "answer",
+               "maybe", "perhaps", "honestly", "but", "no", "nein", "rather", "mean", "instead", "so",
+               "although", "though", "as", "really", "fact", "actually", "get", "gets", "got", "claim",
+               "claims", "pick", "choose", "with", "make", "vs", "versus", "equals", "gives", "yes",
+               "report", "reports", "reported", "suggest", "suggests", "prefer", "try"}
+
+
+def _word_offered(answer: str, sentence: str) -> bool:
+    """Another word of a word answer's kind put forward in a short sentence: followed by
+    punctuation or its end ("no.", "Opposite,"), or an option letter so placed or named
+    ("C is better.", "Option C, though.")."""
+    box = _plain(answer)
+    if re.fullmatch(r"[a-e]", box):
+        for m in re.finditer(r"(?<![A-Za-z\\])\(?([A-E])\)?(?=\s*(?:[.,!;:)]|$|is\b|though\b|instead\b))"
+                             r"|\b(?:option|choice|pick|final:?)\s*\(?([A-E])\b", sentence, re.IGNORECASE):
+            letter = (m.group(1) or m.group(2)).lower()
+            if letter != box and (m.group(2) or m.group(1).isupper()):
+                return True
+        return False
+    for words in _WORD_CLASSES:
+        if box in words:
+            same = _SAME_WORD.get(box, {box})
+            return any(w.lower() in words and w.lower() not in same
+                       for w in re.findall(r"\b([A-Za-z]+)(?=\s*(?:[.,!;)—]|$))", sentence))
+    return False
+
+
+def _claimed(sentence: str, at: int) -> bool:
+    prev = re.search(r"(\S+)\s*$", sentence[:at])
+    if prev is None:
+        return True  # the sentence starts with it: "7 is correct.", "Seven."
+    token = prev.group(1).lower().strip("*_$")
+    return (not token or token[-1] in ",:;—–-(|&→⇒>[" or not token.isascii()
+            or token.rstrip(".,:;!") in _CLAIM_LEAD or token.endswith("."))
+
+
+def _tail_offers_more(answer: str, tail: str) -> bool:
+    """The rest of the box's own sentence names another value outside any computation, or a
+    condition or footnote (check 7: "\\boxed{5} & 7", "; 7", "vs 7", "-> 7", "\\footnote{or 7}")."""
+    if re.search(r"\\footnote|\bassum\w*|\bprovided\b|\bunless\b|\b(?:in|written\s+in)\s+(?:base\s*\d+|"
+                 r"decimal|octal|binary|hex\w*)\b|\((?:decimal|octal|binary|hex\w*)\)", tail, re.IGNORECASE):
+        return True  # a condition, a footnote, or another base than the one asked: "in octal"
+    arrows = re.sub(r"→|⇒|->|=>|\\(?:to|Rightarrow|implies|rightarrow)\b", " or ", tail)
+    if _RELATION_RE.search(arrows):
+        return False  # "(since 1+2=3)": a computation
+    return any(not _same_value(answer, m.group(0)) for m in _VALUE_TOKEN_RE.finditer(arrows))
+
+
+def correction_after(text: str, end: int) -> str | None:
+    """The text after a revision that follows the final box at ``end`` ("\\boxed{5}. Wait,
+    that's wrong ... **Answer:** 7"), or None: a box a response corrected is a draft, and the
+    answer it states after the correction is its answer (check 7: 84 right answers refused)."""
+    rest = text[end:]
+    revision = _BOX_REVISION_RE.search(rest)
+    return rest[revision.end():] if revision else None
 
 
 def _later_states_other(answer: str, rest: str) -> bool:
@@ -157,7 +267,7 @@ def _stated(rest: str) -> str | None:
 # Word answers a revision after a boxed word may switch between ("\\boxed{Yes} ... Hmm, actually
 # no."): a different word of the box's own class after a revision word voids the box.
 _WORD_CLASSES = [frozenset(c.split()) for c in (
-    "yes no", "true false", "even odd", "positive negative zero", "always sometimes never",
+    "yes no true false nah nope yeah yep opposite reverse", "even odd", "positive negative zero", "always sometimes never",
     "possible impossible", "finite infinite", "increasing decreasing constant",
     "north south east west", "left right up down", "convergent divergent", "converges diverges",
     "monday tuesday wednesday thursday friday saturday sunday",
@@ -184,8 +294,13 @@ def _other_word(answer: str, later: str) -> bool:
     for words in _WORD_CLASSES:
         if box in words:
             said = {w.lower() for w in re.findall(r"[A-Za-z]+", later)}
-            return bool((said & words) - {box})
+            return bool((said & words) - _SAME_WORD.get(box, {box}))
     return False
+
+
+# words of the yes/no class that mean the same thing (a restatement, not a revision)
+_SAME_WORD = {w: frozenset(g.split()) for g in ("yes true yeah yep", "no false nah nope")
+              for w in g.split()}
 
 
 def _plain(value: str) -> str:
@@ -201,4 +316,13 @@ def _same_value(a: str, b: str) -> bool:
     from verifier.math.extract import _same_number
 
     b = b.rsplit("=", 1)[-1] if "=" in b and "=" not in a else b
-    return _plain(a) == _plain(b) or _same_number(a, b)
+    if _plain(a) == _plain(b) or _same_number(a, b):
+        return True
+    from verifier.math.judge import NeedsWorker, judge
+
+    try:  # "\\dfrac{5}{36}" then "$\\frac{5}{36}$", "7i - 22" then "-22 + 7i" (check 7)
+        return judge(a, b, extract=False, fast_only=True).equivalent
+    except NeedsWorker:
+        return False  # not decided without sympy: another value, as before
+    except (TypeError, ValueError):
+        return False

@@ -278,14 +278,22 @@ def _final_box_group(text: str) -> list[str] | None:
     if box_disowned(text, group[0][0], group[-1][1], _join([b[2] for b in group]), values):
         return []  # its words say it is not the answer
     answers = [b[2] for b in group]
-    if len(answers) == 1 and _APPROX_BEFORE_RE.search(text, max(0, group[0][0] - 48), group[0][0]):
+    if len(answers) == 1 and (_APPROX_BEFORE_RE.search(text, max(0, group[0][0] - 48), group[0][0])
+                              or _APPROX_AFTER_RE.match(text, group[-1][1])):
         answers[0] = "\\approx " + answers[0]  # "roughly \boxed{100}": judged as \approx 100
     return answers
 
 
 # an approximation word right before the final box (not "~": LaTeX's tie, "is~\boxed{5}")
-_APPROX_BEFORE_RE = re.compile(r"(?:\b(?:roughly|approximately|approx\.?|about|around|nearly|almost|circa)"
-                               r"|≈|\\approx|\\sim(?![a-z]))(?:\s|\$|\\[(\[]|\*\*)*+$", re.IGNORECASE)
+_APPROX_BEFORE_RE = re.compile(r"(?:\b(?:roughly|approximately|approx\.?|about|around|nearly|almost(?:\s+exactly)?|circa|"
+                               r"estimated?|ballpark|rounded|rounding|nearest\s+\w+)"
+                               r"|[≈≃≅]|\\(?:approx|simeq|doteq|thickapprox|backsim|eqsim|cong|sim)(?![a-z]))"
+                               r"(?:\s|\$|\\[(\[,; ]|\*\*|~|:|,)*+$", re.IGNORECASE)
+# ... or right after it: "\\boxed{12}-ish", "to the nearest integer", "(rough)", "(est.)", "± 1"
+_APPROX_AFTER_RE = re.compile(r"(?:\$|\\[)\]])*+\s*+(?:-ish\b|to\s+the\s+nearest\b|\(\s*(?:rough\w*|approx\w*|"
+                              r"numerically|truncated|est(?:imated?)?\.?|nearest\s+\w+|to\s+\d+\s*(?:s\.?f\.?|"
+                              r"significant|decimal|d\.?p\.?)[^)]*|rounded[^)]*)\s*\)|±|\\pm\b|\+/-|rounded\b)",
+                              re.IGNORECASE)
 
 
 def _strip_dollars(s: str) -> str:
@@ -411,7 +419,8 @@ _CLAIM_RE = re.compile(r"(?:\b(?:is|are|was|were|be|becomes?|makes?|totals?|equa
                        r"(?![\d.,/]*+\s*+(?:[-+*/^×·÷=<>(]|\\(?:times|cdot|div)\b))", re.IGNORECASE)
 
 
-_CHECK_LINE_RE = re.compile(r"(?:^|(?<=[.!?\n]))[ \t]*+(?:(?:sanity\s+)?check(?:ing)?|verif(?:y|ication|ying))\b"
+_CHECK_LINE_RE = re.compile(r"(?:^|(?<=[.!?\n]))[ \t]*+(?:to\s+be\s+safe,?\s*+)?(?:let\s+me\s+|let's\s+|let\s+us\s+)?"
+                            r"(?:(?:sanity\s+|double[-\s]?|re-?)?check(?:ing|ed)?|verif(?:y|ication|ying))\b"
                             r"[^\n]*+", re.IGNORECASE)
 
 
@@ -436,9 +445,13 @@ _CHECK_WORDS = {"check", "checking", "checked", "verify", "verification", "verif
                 "it", "this", "both", "each", "all", "sum", "product", "roots", "root", "forms",
                 "form", "give", "gives", "gave", "matching", "matches", "match", "vieta", "satisfies",
                 "satisfy", "original", "inequality", "equation", "equations", "works", "consistent",
-                "plugging", "substituting", "back", "side", "sides", "left", "right", "hand", "equal",
+                "plugging", "substituting", "back", "side", "sides", "equal",
                 "equals", "agree", "agrees", "expected", "also", "confirms", "confirmed", "good",
-                "identity", "expanding", "expansion", "same", "again"}
+                "identity", "expanding", "expansion", "same", "again",
+                # "Let me double-check this.", "To be safe, let's re-check each step."
+                "let", "me", "let's", "us", "double", "re", "recheck", "this", "to", "be", "safe",
+                "each", "step", "steps", "once", "more", "computation", "work", "our", "s",
+                "ing", "substitution", "plug", "plugged", "approximately"}
 
 
 def _plain_check(m: re.Match) -> str:
@@ -446,6 +459,9 @@ def _plain_check(m: re.Match) -> str:
     more ("Check: that fails, the count must be 5", "Checking again, I get 5": a fourth
     review) is read like any other text."""
     line = m.group(0)
+    if re.search(r"[✗✘❌]|\b(?:fails?|failed|wrong|incorrect|not|n't|better|alternative|instead|rather)\b", line,
+                 re.IGNORECASE):
+        return line  # "Check: 5 ✗; 7 ✓", "Check: plugging in 5 fails.": it disowns the answer
     outside = re.sub(r"\$[^$]*\$|\\\(.*?\\\)", " ", line)
     words = {w.lower() for w in re.findall(r"[A-Za-z]+", outside)}
     return " " if words <= _CHECK_WORDS else line
@@ -476,10 +492,12 @@ def _revised(ans: str, after_phrase: str) -> bool:
         claim = _WORD_CLAIM_RE.search(words)
         if claim and claim.group(1).strip(".()").lower() != ans.strip().strip(".()").lower():
             return True
-    from verifier.math.box_context import bare_other_word
+    from verifier.math.box_context import _same_value, bare_other_word, stray_value
 
     if bare_other_word(ans, rest):
         return True  # "The answer is yes. No.": another word of its kind, a second answer
+    if stray_value(ans, rest):
+        return True  # "The answer is 5.\n\n7 is the final answer.", "This may be wrong."
     if re.search(r"(?m)^[ \t]*+\$?-?\d[\d.,/]*+\$?[ \t]*+$", rest) and not re.search(
             r"(?m)^[ \t]*+\$?" + re.escape(ans.strip().strip("$")) + r"\$?[ \t]*+$", rest):
         return True  # a bare number on a line of its own after the answer: another answer
@@ -500,9 +518,10 @@ def _revised(ans: str, after_phrase: str) -> bool:
         value = content.strip()
         # any math with a number in it, other than the answer written again ("So the total is
         # $\frac{8}{2}$."): a later value, and no way to tell it is the same one cheaply
-        if re.search(r"\d", value) and _squeeze(value) != _squeeze(ans.strip().strip("$")):
+        if re.search(r"\d", value) and _squeeze(value) != _squeeze(ans.strip().strip("$")) \
+                and not _same_value(ans.strip().strip("$"), value):
             return True
-    return any(m.group(1).rstrip(".,") != ans.strip() and not _same_number(m.group(1), ans)
+    return any(m.group(1).rstrip(".,") != ans.strip() and not _same_value(ans, m.group(1).rstrip(".,"))
                for m in _CLAIM_RE.finditer(rest))
 
 
@@ -653,7 +672,9 @@ def extract_answer(text: str, require_box: bool = False) -> str | None:
         text = _STRUCK_RE.sub(" ", text)
     group = _final_box_group(text)
     if group is not None:
-        return _join(group) if group else None
+        if group or require_box:
+            return _join(group) if group else None
+        return _corrected(text)
     if require_box:
         return None
     text = escape_currency(_BOLD_RE.sub("", text))
@@ -686,6 +707,25 @@ def extract_answer(text: str, require_box: bool = False) -> str | None:
     from verifier.math.conclusion import conclusion
 
     return conclusion(text)
+
+
+def _corrected(text: str) -> str | None:
+    """The final box was disowned; when a revision follows it ("\\boxed{5}. Wait, that's
+    wrong ... **Answer:** 7"), the answer the response states after the revision (an answer
+    phrase, ``####`` or a concluding statement; never a bare number) is its answer."""
+    from verifier.math.box_context import _stated, correction_after
+    from verifier.math.conclusion import _word_value
+
+    later = correction_after(text, all_boxed(text)[-1][1])
+    if later is None:
+        return None
+    later = escape_currency(_BOLD_RE.sub("", later))
+    ans = _stated(later) or _word_value(later)
+    if ans is None:
+        return None
+    phrases = list(_PHRASE_RE.finditer(later))
+    tail = later[phrases[-1].end():] if phrases else ""
+    return None if tail and _revised(ans, tail) else ans
 
 
 def _prose_around_math(text: str) -> bool:
