@@ -45,6 +45,9 @@ def classify(out: Outcome, lim: Limits) -> tuple[str, str]:
         return "MLE", f"memory limit {lim.memory_mb} MB exceeded (the run's processes together)"
     if out.killed_for == "wall":
         return "TLE", f"wall time limit {lim.wall_time_s:g} s exceeded"
+    if out.killed_for == "idle":
+        return "TLE", ("no progress: the process used no CPU time for a while (waiting on a device "
+                       "or pipe that never answers, e.g. an #include of /dev/ptmx or /dev/stdin)")
     if out.killed_for == "stopped":
         return "TLE", ("the program's main process was stopped (SIGSTOP/SIGTSTP) and could "
                        "never finish")

@@ -38,6 +38,11 @@ from sandboxes.runner.spawn import SpawnServer
 
 MAX_ARTIFACT_BYTES = 256 << 20
 COMPILE_LOG_BYTES = 64 << 10
+# A compile whose CPU time has not grown for this long is stopped (CE): a compiler is never
+# idle, but one told to #include /dev/ptmx or /dev/stdin waits, using no CPU, until the
+# compile wall limit (40 s) while holding a slot (code review 5: a 35-byte source made
+# another client's 0.06 s answer take 38.6 s). Generous for a cold disk or a loaded machine.
+COMPILE_IDLE_S = 3.0
 _CACHE_ENTRIES = 16
 _CACHE_BYTES = 512 << 20
 
@@ -231,7 +236,7 @@ class Runner:
                 reply = self._compile_forked(box, lang, lim, src)
                 if reply is not None:
                     return reply, reply["status"], None
-            out = self._exec(argv, box, lang, lim, stdin_fd=None)
+            out = self._exec(argv, box, lang, lim, stdin_fd=None, idle_limit_s=COMPILE_IDLE_S)
             deps = self._read_artifact(box, pch.DEPS_NAME, max_bytes=1 << 20) if deps else None
             log = (out.stdout + out.stderr)[:COMPILE_LOG_BYTES].decode(errors="replace")
             if out.setup_error:
@@ -481,7 +486,8 @@ class Runner:
         self._pycode.move_to_end(sha)
         return self._forked("run", box, lang, lim, stdin_fd, code, args)
 
-    def _exec(self, argv, box: str, lang: Language, lim: Limits, stdin_fd: int | None) -> Outcome:
+    def _exec(self, argv, box: str, lang: Language, lim: Limits, stdin_fd: int | None,
+              idle_limit_s: float | None = None) -> Outcome:
         env = self._run_env(box, lang)
         own_stdin = stdin_fd is None
         if own_stdin:
@@ -498,7 +504,7 @@ class Runner:
                 rlimits=rlimits_for(lim, stack_mb=lang.stack_mb, cgroup=group is not None),
                 ident=self.ident, cpu_limit_s=lim.cpu_time_s, wall_limit_s=lim.wall_time_s,
                 output_cap=lim.output_bytes, stderr_cap=lim.stderr_bytes, shim=self.shim,
-                cgroup=group, server=self.server)
+                cgroup=group, server=self.server, idle_limit_s=idle_limit_s)
         finally:
             if group is not None:
                 group.kill()  # empty before the reply (run_process killed it: normally a no-op)

@@ -64,7 +64,8 @@ class Identity:
 def run_process(argv: list[str], *, env: dict[str, str], cwd: str, stdin_fd: int,
                 rlimits, ident: Identity, cpu_limit_s: float, wall_limit_s: float,
                 output_cap: int, stderr_cap: int, use_seccomp: bool = True,
-                shim: str | None = None, cgroup=None, server: SpawnServer | None = None) -> Outcome:
+                shim: str | None = None, cgroup=None, server: SpawnServer | None = None,
+                idle_limit_s: float | None = None) -> Outcome:
     """Run argv to completion under the limits; kill everything it started at the end.
 
     ``server``: a ``spawn.SpawnServer`` (fastest); else ``shim``: path of the built
@@ -82,7 +83,8 @@ def run_process(argv: list[str], *, env: dict[str, str], cwd: str, stdin_fd: int
         return res
     meter = CgroupMeter(cgroup) if cgroup is not None else TreeMeter(st.pid, ident.uid)
     cap = Capture(output_cap, stderr_cap)
-    res.killed_for, report, report_eof = watch(st, cap, meter, cgroup, cpu_limit_s, wall_limit_s, start)
+    res.killed_for, report, report_eof = watch(st, cap, meter, cgroup, cpu_limit_s, wall_limit_s, start,
+                                               idle_limit_s)
     status = ru = None
     if st.child_of_ours:
         _, status, ru = os.wait4(st.pid, 0)

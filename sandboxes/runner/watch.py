@@ -42,8 +42,10 @@ def _has_exited(pid: int) -> bool:
 
 
 def watch(st: Started, cap: Capture, meter, cgroup, cpu_limit_s: float, wall_limit_s: float,
-          start: float) -> tuple[str | None, bytearray, bool]:
-    """Returns (killed_for, report lines read, whether the report pipe reached EOF)."""
+          start: float, idle_limit_s: float | None = None) -> tuple[str | None, bytearray, bool]:
+    """Returns (killed_for, report lines read, whether the report pipe reached EOF).
+    ``idle_limit_s``: kill ("idle") once the run's CPU time has not grown for that long (a
+    compiler reading a device or pipe that never answers uses no CPU until the wall limit)."""
     report = bytearray(st.report)
     pidfd = -1
     if st.child_of_ours:
@@ -61,6 +63,7 @@ def watch(st: Started, cap: Capture, meter, cgroup, cpu_limit_s: float, wall_lim
     next_cpu_check = start + max(meter.min_poll_s, min(_CPU_POLL_MAX_S, cpu_limit_s / _NCPU))
     killed_for = None
     report_eof = False
+    last_used, progress_at = 0.0, start
     # The one-shot shim waits for the program: the program's pid is on its P line.
     stops = StopWatch(start, None, report=report) if st.via == "shim" else StopWatch(start, st.pid)
     try:
@@ -77,6 +80,12 @@ def watch(st: Started, cap: Capture, meter, cgroup, cpu_limit_s: float, wall_lim
                 if stops.stopped(now):
                     killed_for = "stopped"
                     break
+                if idle_limit_s is not None:
+                    if used > last_used:
+                        last_used, progress_at = used, now
+                    elif now - progress_at >= idle_limit_s:
+                        killed_for = "idle"
+                        break
                 # CPU time grows at most _NCPU times as fast as the clock: sleeping for the
                 # budget left / _NCPU cannot overshoot by more than one minimum poll.
                 left = (cpu_limit_s - used) / _NCPU

@@ -151,6 +151,27 @@ def test_millions_of_empty_files_are_stopped(backend, where):
     assert r2.stdout == b"ok\n", r2  # the files went with the reset: the next run has room
 
 
+@pytest.mark.parametrize("device", ["/dev/ptmx", "/dev/stdin"])
+def test_a_compile_that_waits_on_a_device_is_stopped_as_ce(backend, device):
+    """Code review 5: `#include "/dev/ptmx"` made the compiler wait, using no CPU, until the
+    40 s compile wall limit while it held a slot (another client's 0.06 s answer took 38.6 s).
+    A compile whose CPU time stops growing for COMPILE_IDLE_S is stopped: CE, and the slot is
+    free again. (/dev/stdin of a compile is /dev/null: nothing to wait on, but checked.)"""
+    from sandboxes.runner.core import COMPILE_IDLE_S
+
+    res = backend.run(Batch(program=Source(language="cpp", code=f'#include "{device}"\nint main(){{}}\n'),
+                            runs=[RunSpec(id="t")]))
+    assert res.compile is not None, res
+    if device == "/dev/ptmx":
+        assert res.compile.status == Status.CE and "no progress" in res.compile.log, res.compile
+        assert res.compile.wall_time_s < 40, res.compile  # the compile wall limit was not reached
+        assert res.compile.wall_time_s >= COMPILE_IDLE_S, res.compile
+    else:
+        assert res.compile.status in (Status.OK, Status.CE), res.compile
+    assert res.runs[0].status in (Status.OK, Status.CE) or res.runs[0].skipped, res.runs
+    assert_healthy(backend)
+
+
 def test_single_big_file_hits_file_size_limit(backend):
     code = "f = open('big', 'wb')\nwhile True:\n    f.write(b'x' * (1 << 20))\n"
     r = backend.run_code("python", code, limits=quick_limits(file_size_bytes=4 << 20))
