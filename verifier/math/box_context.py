@@ -145,7 +145,7 @@ def stray_value(answer: str, rest: str) -> bool:
 
     checks = list(_CHECK_LINE_RE.finditer(rest))
     if any(_plain_check(m) == m.group(0) and re.search(r"[✗✘❌]|\b(?:fails?|failed|wrong|incorrect|but)\b|"
-                                                      r"\b(?:does|do|is)\s+not\b|n't\b|\bbetter\b|\balternative\b",
+                                                      r"\b(?:does|do|is)\s+not\b|n't\b|\bbetter\b|\balternative\b|\btoo\s+(?:small|large|big|few|many|much|little)\b",
                                                       m.group(0), re.IGNORECASE) for m in checks):
         return True  # "Check: 5 ✗; 7 ✓", "Check: plugging in 5 fails.": the check disowns it
     rest = _CHECK_LINE_RE.sub(_plain_check, rest)
@@ -155,9 +155,9 @@ def stray_value(answer: str, rest: str) -> bool:
             continue
         if len(re.findall(r"[A-Za-z]+", plain)) <= 6 and _word_offered(answer, plain):
             return True  # "Though honestly, no.", "C is better.", "Final: C" (a word answer)
-        if _DOUBT_RE.search(plain) or _SCALE_NOTE_RE.search(plain):
-            return True
-        if _RELATION_RE.search(plain):
+        if _DOUBT_RE.search(plain) or _SCALE_NOTE_RE.search(plain) or re.search(r"[✗✘❌]", plain):
+            return True  # "7 ✓ (5 ✗)": a cross disowns what it marks
+        if _RELATION_RE.search(plain) or _restated(answer, plain):
             continue
         values = [m.group(0) for m in list(_VALUE_TOKEN_RE.finditer(plain)) + list(_NUMBER_WORD_RE.finditer(plain))
                   if _claimed(plain, m.start())]
@@ -195,6 +195,21 @@ def _word_offered(answer: str, sentence: str) -> bool:
             return any(w.lower() in words and w.lower() not in same
                        for w in re.findall(r"\b([A-Za-z]+)(?=\s*(?:[.,!;)—]|$))", sentence))
     return False
+
+
+def _restated(answer: str, sentence: str) -> bool:
+    """The sentence writes the whole answer again in math and names no other value ("In
+    summary, the solutions is $-2, 1$."; not "It is $3$, not 4.")."""
+    spans = list(re.finditer(r"\$([^$]+)\$", sentence))
+    same = [m for m in spans if _same_value(answer, m.group(1))]
+    if not same:
+        return False
+    others = sentence
+    for m in reversed(same):
+        others = others[:m.start()] + " " + others[m.end():]
+    from verifier.math.extract import _NUMBER_WORD_RE
+
+    return not (re.search(r"\d", others) or _NUMBER_WORD_RE.search(others))
 
 
 def _claimed(sentence: str, at: int) -> bool:

@@ -79,7 +79,11 @@ _PLEASANTRY_RE = re.compile(r"\bI\s+hope\s+(?:it|this|that)\s+(?:is\s+(?:correct
 
 def _inert(tail: str) -> bool:
     """Text after the value that states nothing more: no hedge, no other statement ("Then
-    there are 11 more steps. ... Therefore she faces south." is not 11), pleasantries aside."""
+    there are 11 more steps. ... Therefore she faces south." is not 11), pleasantries and
+    check lines that only verify ("Check: at $x = 4$: equality holds ✓") aside."""
+    from verifier.math.extract import _CHECK_LINE_RE, _plain_check
+
+    tail = _CHECK_LINE_RE.sub(_plain_check, tail)
     if _hedged(tail):
         return False
     rest = _PLEASANTRY_RE.sub(" ", tail)
@@ -191,6 +195,9 @@ def _prose_value(sentence: str) -> str | None:
 
 
 def conclusion(text: str) -> str | None:
+    from verifier.math.extract import _CHECK_LINE_RE, _plain_check
+
+    text = _CHECK_LINE_RE.sub(_plain_check, text)  # a check that only verifies is not the conclusion
     value = _value(text)
     return value if value is not None else _word_value(text)
 

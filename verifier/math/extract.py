@@ -451,7 +451,7 @@ _CHECK_WORDS = {"check", "checking", "checked", "verify", "verification", "verif
                 # "Let me double-check this.", "To be safe, let's re-check each step."
                 "let", "me", "let's", "us", "double", "re", "recheck", "this", "to", "be", "safe",
                 "each", "step", "steps", "once", "more", "computation", "work", "our", "s",
-                "ing", "substitution", "plug", "plugged", "approximately"}
+                "ing", "substitution", "plug", "plugged", "approximately", "equality", "holds"}
 
 
 def _plain_check(m: re.Match) -> str:
@@ -514,6 +514,10 @@ def _revised(ans: str, after_phrase: str) -> bool:
     # Check: $6 - 4 = 2$ ✓"). Only the phrase's answer is paid, so a policy gains nothing by
     # naming another value in one (with a revision word in it, it is a revision, above).
     rest = _CHECK_LINE_RE.sub(_plain_check, rest)
+    # a sentence that writes the whole answer again ("In summary, the solutions are $-2, 1$.")
+    from verifier.math.box_context import _restated
+
+    rest = " ".join(s for s in re.split(r"(?<=[.!?])\s+|\n+", rest) if not _restated(ans, s))
     for content, _, _ in math_spans(rest.lstrip("$"), positions=True):  # "The answer is $3$.\n\n$4$"
         value = content.strip()
         # any math with a number in it, other than the answer written again ("So the total is
