@@ -64,6 +64,10 @@ def test_the_check7_sample_is_judged_as_labelled():
     ("5", "So the answer is $\\boxed{5}$.\n\n(in hundreds)", False),
     ("12", "The value is $\\simeq \\boxed{12}$.", False), ("12", "The value is $\\boxed{12}$-ish.", False),
     ("101_2", "Converting, we get $\\boxed{101}$ in octal.", False),
+    # a computation and its value: every side must be the answer
+    ("21", "$\\boxed{\\gcd(231,273) = 21}$", True), ("28", "$\\boxed{\\binom{8}{2} = 28}$", True),
+    ("28", "$\\boxed{\\binom{8}{2} = 29}$", False), ("29", "$\\boxed{\\binom{8}{2} = 29}$", False),
+    ("4", "$\\boxed{2+2 = 4}$", True), ("5", "$\\boxed{2+2 = 5}$", False), ("22", "$\\boxed{x(3) = 22}$", False),
 ])
 def test_forms_of_check7(gold, response, paid):
     v = judge(gold, response)

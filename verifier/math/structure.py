@@ -190,6 +190,10 @@ def compare(g: list, p: list, sc: Scalars) -> Outcome:
         return _tag(compare(g[2], p, sc), "value of " + g[1][1])
     if pk == "eq" and _is_sym(p[1]):
         return _tag(compare(g, p[2], sc), "value of " + p[1][1])
+    if pk == "eq" and gk != "eq" and not _symbols(p[1]) and not _symbols(p[2]):
+        # a computation and its value, "\binom{8}{2} = 28", "\gcd(231, 273) = 21" (check 7): a
+        # chain of two sides, each of which must be the answer (a false one is never paid)
+        return compare(g, ["eqchain", [p[1], p[2]]], sc)
     if "eq" in (gk, pk):
         return Outcome(False, "equation vs non-equation")
 
