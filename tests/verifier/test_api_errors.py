@@ -313,7 +313,10 @@ async def test_transient_quota_refuses_before_running_and_frees_on_expiry(blobs,
         err = await _err(r, 429, "transient_max_bytes", str(300 * 1024))
         assert err["error"] == "transient_full" and int(r.headers["Retry-After"]) >= 1
         assert len(backend.ran) == ran  # refused before anything ran
-        now[0] += svc.config.transient_ttl_s + 1  # the first request's outputs expire
+        # the first request's outputs expire: their expiry is the real time they were stored
+        # plus the TTL, so the clock moves past the TTL from now, not from the test's start
+        # (a loaded CI machine took over a second for the first request, and the test failed)
+        now[0] = _time.time() + svc.config.transient_ttl_s + 1
         r = await c.post("/v1/execute", json=req)
         assert r.status == 200, await r.json()
     await svc.close()
