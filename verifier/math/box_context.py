@@ -116,7 +116,7 @@ def box_disowned(text: str, start: int, end: int, answer: str, boxes: int) -> bo
         if (_VALUE_RE.search(later) or _NUMBER_WORD_RE.search(later) or _other_word(answer, later)
                 or _later_states_other(answer, later)):
             return True  # "\boxed{3}. Wait, that's wrong; ... the answer is 5." (or "... it is No.")
-    return _later_states_other(answer, rest) or bare_other_word(answer, rest) or stray_value(answer, rest)
+    return _later_states_other(answer, rest) or stray_value(answer, rest)
 
 
 # a later sentence that doubts the answer ("I'm not confident in this.", "This is just a guess.")
@@ -288,18 +288,6 @@ _WORD_CLASSES = [frozenset(c.split()) for c in (
     "monday tuesday wednesday thursday friday saturday sunday",
     "january february march april may june july august september october november december")]
 _OPTION_LETTER_RE = re.compile(r"(?<![A-Za-z\\])\(?([A-E])\)?(?![A-Za-z])")
-
-
-def bare_other_word(answer: str, later: str) -> bool:
-    """A sentence of ``later`` that is nothing but another word of the answer's kind ("The
-    answer is yes. No.", "\\boxed{C}\n\n**D**"): a second answer, with no revision word needed."""
-    box = _plain(answer)
-    for sentence in re.split(r"[.!?;\n]+", later):
-        raw = re.sub(r"[*_$()\s]|\\text\w*\s*\{|\}", "", sentence)
-        word = _plain(raw)
-        if word and word != box and re.fullmatch(r"[a-z]+", word) and _other_word(answer, raw):
-            return True
-    return False
 
 
 def _other_word(answer: str, later: str) -> bool:

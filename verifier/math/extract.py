@@ -492,12 +492,10 @@ def _revised(ans: str, after_phrase: str) -> bool:
         claim = _WORD_CLAIM_RE.search(words)
         if claim and claim.group(1).strip(".()").lower() != ans.strip().strip(".()").lower():
             return True
-    from verifier.math.box_context import _same_value, bare_other_word, stray_value
+    from verifier.math.box_context import _restated, _same_value, stray_value
 
-    if bare_other_word(ans, rest):
-        return True  # "The answer is yes. No.": another word of its kind, a second answer
     if stray_value(ans, rest):
-        return True  # "The answer is 5.\n\n7 is the final answer.", "This may be wrong."
+        return True  # "The answer is yes. No.", "The answer is 5.\n\n7 is the final answer."
     if re.search(r"(?m)^[ \t]*+\$?-?\d[\d.,/]*+\$?[ \t]*+$", rest) and not re.search(
             r"(?m)^[ \t]*+\$?" + re.escape(ans.strip().strip("$")) + r"\$?[ \t]*+$", rest):
         return True  # a bare number on a line of its own after the answer: another answer
@@ -515,8 +513,6 @@ def _revised(ans: str, after_phrase: str) -> bool:
     # naming another value in one (with a revision word in it, it is a revision, above).
     rest = _CHECK_LINE_RE.sub(_plain_check, rest)
     # a sentence that writes the whole answer again ("In summary, the solutions are $-2, 1$.")
-    from verifier.math.box_context import _restated
-
     rest = " ".join(s for s in re.split(r"(?<=[.!?])\s+|\n+", rest) if not _restated(ans, s))
     for content, _, _ in math_spans(rest.lstrip("$"), positions=True):  # "The answer is $3$.\n\n$4$"
         value = content.strip()
