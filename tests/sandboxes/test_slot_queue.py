@@ -372,3 +372,127 @@ async def test_invented_ids_do_not_starve_a_clients_next_tests():
     # it got its first and then none while the stream lasted: the wait_for timed out)
     assert granted.count("victim") == 12
     assert last - before < 12 * 8, (before, last)
+
+
+class _ScanGate:
+    """The gate's choice as first written: every waiter scanned on every release (the oracle
+    the heap-based PriorityGate must agree with, grant for grant)."""
+
+    def __new__(cls, permits, clock):
+        from sandboxes.backends import slot_queue as sq
+
+        class Scan(sq.PriorityGate):
+            def __init__(self, permits, clock):
+                super().__init__(permits, clock=clock)
+                self._list: list = []
+
+            def _back(self, now):
+                known = set(self._held) | {w[2] for w in self._list if not w[3].done()}
+                known = [o for o in known if o in self._used]
+                return max((self._service(o, now) for o in known), default=0.0)
+
+            async def acquire(self):
+                order, owner = sq._arrival_order(), sq.SHARE_KEY.get()
+                if self._free > 0 and not [w for w in self._list if not w[3].done()]:
+                    self._free -= 1
+                    self._take(owner)
+                    sq.CLOCK.served(order)
+                    return
+                fut = asyncio.get_running_loop().create_future()
+                self._list.append((order, next(self._tie), owner, fut))
+                try:
+                    await fut
+                except asyncio.CancelledError:
+                    if fut.done() and not fut.cancelled():
+                        self.release()
+                    raise
+
+            def release(self):
+                owner = sq.SHARE_KEY.get()
+                now = self._clock()
+                if owner in self._since:
+                    self._settle(owner, now)
+                left = self._held.get(owner, 0) - 1
+                if left > 0:
+                    self._held[owner] = left
+                else:
+                    self._held.pop(owner, None)
+                self._list = [w for w in self._list if not w[3].done()]
+                if not self._list:
+                    self._free += 1
+                    if not self._held:
+                        self._used.clear()
+                        self._since.clear()
+                    return
+                floor, back = self._floor(now), self._back(now)
+                best = min(self._list, key=lambda w: (self._held.get(w[2], 0), self._rank(w[2], now, floor, back),
+                                                      w[2] not in self._used, sq._slow(w[0]), w[0], w[1]))
+                self._list.remove(best)
+                self._take(best[2])
+                sq.CLOCK.served(best[0])
+                best[3].set_result(None)
+
+        return Scan(permits, clock)
+
+
+async def _random_workload(gate_factory, seed: int) -> list[tuple[str, int]]:
+    """Owners submit batches of runs that hold a slot for random (fake) time; some runs are
+    slow (seconds: their batch turns slow), some waiters are cancelled. Returns the grants."""
+    import random
+
+    from sandboxes.backends.slot_queue import CLOCK, SHARE_KEY, RUN_ORDER, charge_run, forget_batch
+
+    rng = random.Random(seed)
+    clock = _Clock()
+    gate = gate_factory(rng.randint(1, 3), clock)
+    grants: list[tuple[str, int]] = []
+    base_batch = 10_000 * (seed + 1)
+
+    async def run(owner, order, hold, steps):
+        SHARE_KEY.set(owner)
+        RUN_ORDER.set(order)
+        async with gate:
+            grants.append((owner, order[1] - base_batch, order[2]))
+            for _ in range(steps):
+                await asyncio.sleep(0)
+            clock.t += hold
+            charge_run(order[1], hold)
+
+    async def batch(owner, number, runs):
+        tag = CLOCK.now
+        slow = rng.random() < 0.3
+        tasks = [asyncio.create_task(run(owner, (tag + i, base_batch + number, i),
+                                         rng.choice([1.5, 3.0]) if slow and rng.random() < 0.7 else 0.01,
+                                         rng.randint(0, 3)))
+                 for i in range(runs)]
+        for t in tasks:
+            if rng.random() < 0.1:
+                await asyncio.sleep(0)
+                t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        forget_batch(base_batch + number)
+
+    jobs = []
+    for number in range(30):
+        owner = rng.choice(["rl", "eval", "web", f"new-{number}"])
+        jobs.append(asyncio.create_task(batch(owner, number, rng.randint(1, 12))))
+        for _ in range(rng.randint(0, 6)):
+            await asyncio.sleep(0)
+    await asyncio.gather(*jobs)
+    return grants
+
+
+async def test_the_heap_gate_grants_exactly_as_a_scan_of_every_waiter():
+    """Differential: 40 random workloads (owners old and new, slow batches turning slow while
+    their runs wait, cancelled waiters) give the same grants, in the same order, with the
+    heap-based gate as with a scan of every waiter on every release."""
+    from sandboxes.backends.slot_queue import PriorityGate
+
+    differ = []
+    for seed in range(40):
+        heap = await _random_workload(lambda p, c: PriorityGate(p, clock=c), seed)
+        scan = await _random_workload(_ScanGate, seed)
+        assert len(heap) > 20
+        if heap != scan:
+            differ.append((seed, next(i for i, (a, b) in enumerate(zip(heap + [None], scan + [None])) if a != b)))
+    assert not differ, differ
