@@ -319,3 +319,46 @@ def test_a_box_is_removed_whole_and_no_link_in_it_is_followed(tmp_path):
     link.symlink_to(outside)
     remove_box(str(link))  # a box path that is a link is not followed into
     assert (outside / "keep.txt").exists()
+
+
+def test_a_tree_deeper_than_the_recursion_limit_is_removed_without_following_links(tmp_path):
+    """A run can nest directories as deep as its scratch's file cap: shutil.rmtree failed
+    past the recursion limit (RecursionError), the slot counted as unclean and the next
+    request paid for a new sandbox (hostile review 5). remove_tree walks any depth with one
+    directory open, and links at any level are removed, never followed."""
+    import sys
+
+    from sandboxes.runner.core import empty_dir
+    from sandboxes.runner.reset import remove_tree
+
+    outside = tmp_path / "outside"
+    (outside / "dir").mkdir(parents=True)
+    (outside / "keep.txt").write_text("host file")
+    depth = sys.getrecursionlimit() * 3
+    for root_name in ("box", "wiped"):
+        root = tmp_path / root_name
+        root.mkdir()
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            for level in range(depth):
+                if level % 500 == 0:  # files, a link to a file and one to a dir, and a side branch
+                    os.close(os.open("f", os.O_CREAT | os.O_WRONLY, 0o600, dir_fd=fd))
+                    os.symlink(str(outside / "keep.txt"), "lf", dir_fd=fd)
+                    os.symlink(str(outside / "dir"), "ld", dir_fd=fd)
+                    os.mkdir("side", dir_fd=fd)
+                os.mkdir("d", dir_fd=fd)
+                child = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+                os.close(fd)
+                fd = child
+        finally:
+            os.close(fd)
+    remove_tree(str(tmp_path / "box"))
+    assert not (tmp_path / "box").exists()
+    assert empty_dir(str(tmp_path / "wiped")) is True  # the wipe of /dev/shm takes the same path
+    assert os.listdir(tmp_path / "wiped") == []
+    assert sorted(os.listdir(outside)) == ["dir", "keep.txt"] and (outside / "keep.txt").read_text() == "host file"
+    remove_tree(str(tmp_path / "never-made"))  # nothing there: no error
+    link = tmp_path / "tree-link"
+    link.symlink_to(outside)
+    remove_tree(str(link))  # the link goes, not what it points at
+    assert not link.is_symlink() and (outside / "keep.txt").exists()
