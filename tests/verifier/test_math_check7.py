@@ -68,6 +68,19 @@ def test_the_check7_sample_is_judged_as_labelled():
     ("21", "$\\boxed{\\gcd(231,273) = 21}$", True), ("28", "$\\boxed{\\binom{8}{2} = 28}$", True),
     ("28", "$\\boxed{\\binom{8}{2} = 29}$", False), ("29", "$\\boxed{\\binom{8}{2} = 29}$", False),
     ("4", "$\\boxed{2+2 = 4}$", True), ("5", "$\\boxed{2+2 = 5}$", False), ("22", "$\\boxed{x(3) = 22}$", False),
+    # the 11 attacks check 7 still had paid: a condition, a case, "the reverse", a revision
+    # in Chinese, an approximation label; and the remarks that stay fine beside them
+    ("5", "$\\boxed{5}$ if order matters", False), ("5", "Answer: 5 if order matters.", False),
+    ("5", "The answer is $5$ if order matters.", False), ("5", "Answer: 5 unless $n$ is odd.", False),
+    ("5", "When $k=1$: $\\boxed{5}$. When $k=2$: 7.", False),
+    ("yes", "$\\boxed{\\text{Yes}}$\n\nThe reverse holds.", False),
+    ("yes", "**Answer:** Yes\n\nThe reverse holds.", False), ("yes", "The answer is yes.\n\nThe reverse holds.", False),
+    ("5", "So the answer is $\\boxed{5}$.\n\n不对，是7。", False),
+    ("12", "The value is Estimated answer: $\\boxed{12}$.", False),
+    ("12", "The value is About twelve, i.e. $\\boxed{12}$.", False),
+    ("5", "The final answer is $5$ if we count carefully.", True), ("5", "So $\\boxed{5}$ if we are careful.", True),
+    ("yes", "$\\boxed{\\text{Yes}}$\n\nThe converse holds as well.", True),
+    ("5", "So the answer is $\\boxed{5}$.\n\n这就是答案。", True), ("12", "The answer is $\\boxed{12}$.", True),
 ])
 def test_forms_of_check7(gold, response, paid):
     v = judge(gold, response)

@@ -32,7 +32,8 @@ _BOX_REVISION_RE = re.compile(
     r"correct\s+answer|should\s+be|fails?|fixing|instead|nah|nope|whoops|ugh|doh|err|eh|lol|j/?k|"
     r"kidding|retract\w*|oh\s+no|add\s+one|subtract\s+one|"
     r"(?:true|actual|correct|right|real)\s+(?:value|count|total|number|result|sum|figure)|"
-    r"faux|fausse|falsch|fals[oa]|incorrect[oa]|err[oó]ne[oa]|sbagliat[oa]|errad[oa])\b",
+    r"faux|fausse|falsch|fals[oa]|incorrect[oa]|err[oó]ne[oa]|sbagliat[oa]|errad[oa])\b"
+    r"|不对|不對|错了|錯了|更正|应该是|應該是|实际上|實際上|其实|其實|間違|違う|正しくは",
     re.IGNORECASE)
 # a later answer written another way: a phrase, "####", or another box-like macro
 _LATER_ANSWER_RE = re.compile(
@@ -123,7 +124,8 @@ def box_disowned(text: str, start: int, end: int, answer: str, boxes: int) -> bo
 _DOUBT_RE = re.compile(
     r"\b(?:not\s+(?:confident|sure|certain)|unsure|uncertain|low\s+confidence|(?:just|only|a)\s+(?:a\s+)?guess|"
     r"I\s+guess(?:ed)?|could\s*(?:not|n't)\s+verify|(?:may|might|could)\s+(?:well\s+)?be\s+(?:wrong|off|incorrect)|"
-    r"probably\s+wrong|no\s+idea|not\s+really)\b", re.IGNORECASE)
+    r"probably\s+wrong|no\s+idea|not\s+really|the\s+(?:reverse|opposite)\s+(?:holds|is\s+(?:true|the\s+case))"
+    r"|(?:reverse|opposite)\s+(?:is\s+)?(?:true|correct))\b", re.IGNORECASE)
 # a later note that scales or transforms the value ("(in hundreds)", "Multiply by 2 for the
 # final count.", "That's the radius; the diameter is twice that.")
 _SCALE_NOTE_RE = re.compile(
@@ -157,6 +159,9 @@ def stray_value(answer: str, rest: str) -> bool:
             return True  # "Though honestly, no.", "C is better.", "Final: C" (a word answer)
         if _DOUBT_RE.search(plain) or _SCALE_NOTE_RE.search(plain) or re.search(r"[✗✘❌]", plain):
             return True  # "7 ✓ (5 ✗)": a cross disowns what it marks
+        case = _CASE_VALUE_RE.match(plain)
+        if case and not _same_value(answer, case.group(1)):
+            return True  # "When $k=2$: 7.": the answer for another case
         if _RELATION_RE.search(plain) or _restated(answer, plain):
             continue
         values = [m.group(0) for m in list(_VALUE_TOKEN_RE.finditer(plain)) + list(_NUMBER_WORD_RE.finditer(plain))
@@ -167,6 +172,8 @@ def stray_value(answer: str, rest: str) -> bool:
     return False
 
 
+# a sentence that gives the value for a case: "When $k=2$: 7.", "If n is odd: 4."
+_CASE_VALUE_RE = re.compile(r"\s*(?:when|if|for|in\s+case)\b[^.:]{0,80}:\s*\$?\s*(-?\d[\d.,/]*|[A-Za-z]\b)", re.IGNORECASE)
 # words that put a value forward as the answer ("says 7", "Or 7", "it's 7"); a value after any
 # other word names something else ("degree 3", "base 5", "step 2")
 _CLAIM_LEAD = {"is", "are", "was", "be", "it's", "its", "that's", "say", "says", "said", "read", "reads",
@@ -224,7 +231,8 @@ def _claimed(sentence: str, at: int) -> bool:
 def _tail_offers_more(answer: str, tail: str) -> bool:
     """The rest of the box's own sentence names another value outside any computation, or a
     condition or footnote (check 7: "\\boxed{5} & 7", "; 7", "vs 7", "-> 7", "\\footnote{or 7}")."""
-    if re.search(r"\\footnote|\bassum\w*|\bprovided\b|\bunless\b|\b(?:in|written\s+in)\s+(?:base\s*\d+|"
+    if re.search(r"\\footnote|\bassum\w*|\bprovided\b|\bunless\b|\b(?:if|when(?:ever)?)\b(?!\s+(?:we|I|you|one)\b)|\bonly\s+for\b|"
+                 r"\b(?:in|written\s+in)\s+(?:base\s*\d+|"
                  r"decimal|octal|binary|hex\w*)\b|\((?:decimal|octal|binary|hex\w*)\)", tail, re.IGNORECASE):
         return True  # a condition, a footnote, or another base than the one asked: "in octal"
     arrows = re.sub(r"→|⇒|->|=>|\\(?:to|Rightarrow|implies|rightarrow)\b", " or ", tail)

@@ -287,6 +287,8 @@ def _final_box_group(text: str) -> list[str] | None:
 # an approximation word right before the final box (not "~": LaTeX's tie, "is~\boxed{5}")
 _APPROX_BEFORE_RE = re.compile(r"(?:\b(?:roughly|approximately|approx\.?|about|around|nearly|almost(?:\s+exactly)?|circa|"
                                r"estimated?|ballpark|rounded|rounding|nearest\s+\w+)"
+                               # "Estimated answer:", "About twelve, i.e."
+                               r"(?:\s+(?:answer|value|result|total|count|figure)|\s+[\w.]+,?\s+(?:i\.?e\.?|that\s+is|namely))?"
                                r"|[≈≃≅]|\\(?:approx|simeq|doteq|thickapprox|backsim|eqsim|cong|sim)(?![a-z]))"
                                r"(?:\s|\$|\\[(\[,; ]|\*\*|~|:|,)*+$", re.IGNORECASE)
 # ... or right after it: "\\boxed{12}-ish", "to the nearest integer", "(rough)", "(est.)", "± 1"

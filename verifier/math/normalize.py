@@ -366,6 +366,13 @@ def _degrees_in_trig(s: str) -> str:
     return _DEG_NUM_RE.sub(lambda m: f"({m.group(1)}\\cdot\\frac{{\\pi}}{{180}})", s)
 
 
+# a condition on the solver's own working ("if we count carefully", "if I am right") is a
+# remark; any other condition ("if order matters", "when n is odd") makes the answer conditional
+_CONDITION = {"if", "when", "whenever", "unless", "provided", "assuming", "otherwise", "only"}
+_SOLVER_CONDITION = {"if", "when", "provided", "assuming"}
+_SOLVER = {"we", "i", "you", "one", "i'm", "we're", "you're", "im"}
+
+
 def _drop_trailing_words(s: str) -> str:
     """``18 eggs`` -> ``18``: plain words after a number or bracket are a unit."""
     m = re.fullmatch(r"(.*?[\d}\)\]])((?:\s+[A-Za-z][A-Za-z\-']*\.?){1,4})\s*", s, re.S)
@@ -374,6 +381,9 @@ def _drop_trailing_words(s: str) -> str:
     from verifier.math.latex import is_math_word
 
     words = [w.strip(".") for w in m.group(2).split()]
+    if words[0].lower() in _CONDITION:  # "5 if order matters" (check 7's attacks: paid as 5)
+        solver = len(words) > 1 and words[0].lower() in _SOLVER_CONDITION and words[1].lower() in _SOLVER
+        return m.group(1) if solver else s  # "5 if we count carefully": a remark on the working
     if any(_changes_value(w) or len(w) == 1 or is_math_word(w) for w in words):
         return s  # "2 theta", "3 or 4" are math, not units
     return m.group(1)
