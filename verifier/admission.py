@@ -23,14 +23,18 @@ waits for its own slot, so a big batch takes turns like everyone else.
 ``policy="fcfs"`` puts every client in one line (the behaviour before fair admission); it is
 kept so the benchmark can compare both in one run.
 
-Reserve slots (math's spare sympy worker): beyond ``slots``, up to ``reserve_slots`` more
+Reserve slots (math's spare sympy worker; code's ``code_reserve_slots``): beyond ``slots``, up to ``reserve_slots`` more
 units may run, each only for a client that has nothing running in the class. Why: a
 slot is held for as long as its unit runs, and a math answer can run to its timeout (5 s,
 stretched up to 4x while code traffic holds it), so one client's two slow answers held both
 workers and every other client's one-line answer waited behind them, however fair the order
 of the line. With a reserve, a client that holds nothing starts at once beside them; the
 reserve never goes to a client that is already running, so no client holds more than
-``slots`` units.
+``slots`` units. Code submissions are the same case at a larger scale: one client's 16
+sleeping submissions (or one batch of them) held every code slot until the request deadline
+and another client's 0.06 s answer waited 117 s in admission (hostile review 6); with the
+reserve it is admitted at once, and the sandbox slot gate (``sandboxes/backends/slot_queue``)
+gives its runs the next free sandbox slot.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The service's work classes, each with its own bounds, so a flood of one cannot stall another.
 
 * ``code``: sandbox judging (``/v1/verify`` of code problems, batches, execute, check). Fair
-  admission (``verifier.admission``) with ``max_inflight`` slots and ``queue_size`` places.
+  admission (``verifier.admission``) with ``max_inflight`` slots, ``code_reserve_slots`` more
+  for clients with no submission running, and ``queue_size`` places.
 * ``math``: math judging (``/v1/math/verify`` and math problems). Its own fair admission
   (``math_workers`` slots plus ``math_reserve_workers`` for clients with no answer running,
   ``math_queue_size`` places), its own threads (one per sympy worker
@@ -51,6 +52,13 @@ class WorkConfig(BaseModel):
         default_factory=dict, description="Round-robin weight per client identity "
         "(client:<name> from client_tokens, token:<16 hex of sha256>, id:<X-Client-Id>, "
         "addr:<ip>); others weigh 1.")
+    code_reserve_slots: int = Field(
+        16, ge=0, le=4096, description="Code submissions beyond max_inflight that only a client "
+        "with no submission running may start: one client's (or one batch's) long submissions "
+        "filling every regular slot cannot make every other client wait in admission until "
+        "one of them ends (hostile review 6: a 0.06 s answer waited 117 s behind 16 sleeping "
+        "ones); the sandbox slot gate then shares the runs between them "
+        "(verifier/admission.py, reserve slots).")
     math_workers: int = Field(
         2, ge=1, le=64, description="sympy worker processes = math answers judged at once.")
     math_reserve_workers: int = Field(
@@ -121,7 +129,7 @@ class WorkClasses:
         self.stats = ClientStats(set(cfg.client_weights))
         common = dict(retry_after_s=retry_after_s, max_per_client=cfg.max_per_client,
                       weights=cfg.client_weights, policy=cfg.policy, stats=self.stats)
-        self.code = FairQueue("code", max_inflight, queue_size, **common)
+        self.code = FairQueue("code", max_inflight, queue_size, reserve_slots=cfg.code_reserve_slots, **common)
         self.math_queue = FairQueue("math", cfg.math_workers, cfg.math_queue_size,
                                     reserve_slots=cfg.math_reserve_workers, **common)
         # One thread per worker and no queue: a call whose request is gone (its deadline, a

@@ -380,3 +380,75 @@ async def test_answers_decided_without_sympy_do_not_wait_for_a_math_slot(blobs, 
     finally:
         hang.set()
         await svc.close()
+
+
+async def test_one_clients_long_submissions_do_not_hold_every_other_client_in_admission(blobs, backend):
+    """Hostile review 6: one client's 16 sleeping submissions (16 = max_inflight) held every
+    code slot until the request deadline, and another client's 0.06 s answer waited 117 s
+    in admission. A client with nothing running now starts in a reserve slot; the greedy
+    client itself gets no reserve (its 17th waits for one of its own to end)."""
+    svc = VerifierService(make_config(max_inflight=4, queue_size=8, self_test=False), backend, blobs)
+    await svc.start()
+    gate = asyncio.Event()
+    real = svc._judge_one
+
+    async def gated(problem, tests, req):
+        if "# greedy" in req.code:
+            await gate.wait()
+        return await real(problem, tests, req)
+    svc._judge_one = gated
+    body = {"problem_id": "sum", "language": "python", "options": {"tests": ["01"]}}
+    try:
+        async with await _served(svc) as c:
+            def send(who: str, n: int):
+                return asyncio.create_task(c.post("/v1/verify", json=dict(body, code=SUM_AC + f"# {who} {n}\n"),
+                                                  headers={"X-Client-Id": who}))
+            greedy = [send("greedy", i) for i in range(5)]
+            await _until(lambda: svc.work.code.running == 4 and svc.work.code.waiting == 1)
+            for n in range(3):  # one after another, each while every regular slot is held
+                r = await asyncio.wait_for(send("polite", n), GUARD_S)
+                assert r.status == 200 and (await r.json())["verdict"] == "AC"
+            assert svc.work.code.running == 4 and svc.work.code.held_by("id:greedy") == 5
+            gate.set()
+            for t in greedy:
+                assert (await asyncio.wait_for(t, GUARD_S)).status == 200
+    finally:
+        gate.set()
+        await svc.close()
+
+
+async def test_without_the_code_reserve_the_polite_client_waits_for_a_slot(blobs, backend):
+    """The control: code_reserve_slots=0 (the behaviour before) keeps the polite client in
+    line until a greedy submission ends."""
+    from verifier.work_classes import WorkConfig
+
+    svc = VerifierService(make_config(max_inflight=2, queue_size=8, self_test=False,
+                                      work_classes=WorkConfig(code_reserve_slots=0)), backend, blobs)
+    await svc.start()
+    gate = asyncio.Event()
+    real = svc._judge_one
+
+    async def gated(problem, tests, req):
+        if "# greedy" in req.code:
+            await gate.wait()
+        return await real(problem, tests, req)
+    svc._judge_one = gated
+    body = {"problem_id": "sum", "language": "python", "options": {"tests": ["01"]}}
+    try:
+        async with await _served(svc) as c:
+            greedy = [asyncio.create_task(c.post("/v1/verify", json=dict(body, code=SUM_AC + f"# greedy {i}\n"),
+                                                 headers={"X-Client-Id": "greedy"})) for i in range(2)]
+            await _until(lambda: svc.work.code.running == 2)
+            polite = asyncio.create_task(c.post("/v1/verify", json=dict(body, code=SUM_AC),
+                                                headers={"X-Client-Id": "polite"}))
+            await _until(lambda: svc.work.code.waiting == 1)
+            for _ in range(20):
+                await asyncio.sleep(0)
+            assert not polite.done() and svc.work.code.running == 2
+            gate.set()
+            assert (await asyncio.wait_for(polite, GUARD_S)).status == 200
+            for t in greedy:
+                assert (await asyncio.wait_for(t, GUARD_S)).status == 200
+    finally:
+        gate.set()
+        await svc.close()
