@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import re
 
-from verifier.math.extract import _HEDGE_RE, _NEGATED_NOTE_RE, _NUMBER_WORD_RE, _REVISION_RE, _squeeze
+from verifier.math.extract import (_HEDGE_RE, _INTERMEDIATE_RE, _NEGATED_NOTE_RE, _NUMBER_WORD_RE, _REVISION_RE,
+                                   OTHER_LANGUAGE_PHRASES, _squeeze)
 
 _NEAR = 240
 # a revision after the box: these words, then another value
@@ -37,7 +38,7 @@ _BOX_REVISION_RE = re.compile(
     re.IGNORECASE)
 # a later answer written another way: a phrase, "####", or another box-like macro
 _LATER_ANSWER_RE = re.compile(
-    r"(?:final\s+answer|the\s+answer\s+is|answer\s*:|answer\s+is)\s*:?\s*\S|####\s*\S"
+    r"(?:final\s+answer|the\s+answer\s+is|answer\s*:|answer\s+is|" + OTHER_LANGUAGE_PHRASES + r")\s*[:：]?\s*\S|####\s*\S"
     r"|\\(?:framebox|bbox|colorbox|fcolorbox)\b", re.IGNORECASE)
 # words of the hedge list too weak to void a box: "So the answer should be \boxed{5}", "I think
 # the answer is \boxed{5}", "If we substitute, we get \boxed{5}" (a box is a commitment)
@@ -117,7 +118,16 @@ def box_disowned(text: str, start: int, end: int, answer: str, boxes: int) -> bo
         if (_VALUE_RE.search(later) or _NUMBER_WORD_RE.search(later) or _other_word(answer, later)
                 or _later_states_other(answer, later)):
             return True  # "\boxed{3}. Wait, that's wrong; ... the answer is 5." (or "... it is No.")
-    return _later_states_other(answer, rest) or stray_value(answer, rest)
+    return _later_states_other(answer, rest) or stray_value(answer, _past_own_span(text, start, rest))
+
+
+def _past_own_span(text: str, start: int, rest: str) -> str:
+    """``rest`` (what follows the box) without the close of the math span the box stands
+    in: "$\\boxed{(3,2)}$, i.e., $(3,2)$." must not pair that "$" with the next one."""
+    before = text[:start]
+    inside = (len(re.findall(r"(?<!\\)\$\$?", before)) % 2 == 1
+              or before.rfind("\\(") > before.rfind("\\)") or before.rfind("\\[") > before.rfind("\\]"))
+    return re.sub(r"^[\s*~]*+(?:\$\$?|\\[)\]])", " ", rest, count=1) if inside else rest
 
 
 # a later sentence that doubts the answer ("I'm not confident in this.", "This is just a guess.")
@@ -137,6 +147,14 @@ _RELATION_RE = re.compile(r"[=+×÷*/<>≤≥^]|\\(?:cdot|times|div|le|ge|leq|ge
 _VALUE_TOKEN_RE = re.compile(r"(?<![\w.\\^_])-?\d+(?:[.,]\d+)*(?![\w])")
 
 
+def _without_intermediate(rest: str) -> str:
+    """``rest`` without its sentences about an intermediate value ("Note that the key
+    intermediate quantity was $315$.": out-of-sample check 8), which offer no answer."""
+    if "ntermediate" not in rest:
+        return rest
+    return "\n".join(p for p in re.split(r"(?<=[.!?])\s+|\n+", rest) if not _INTERMEDIATE_RE.search(p))
+
+
 def stray_value(answer: str, rest: str) -> bool:
     """A sentence after the answer that offers another value without computing anything ("Or
     7.", "(7)", "7 is correct.", "Seven.", "In fact, 7.", "The textbook says 7.", "7 ✓"; check 7
@@ -151,7 +169,8 @@ def stray_value(answer: str, rest: str) -> bool:
                                                       m.group(0), re.IGNORECASE) for m in checks):
         return True  # "Check: 5 ✗; 7 ✓", "Check: plugging in 5 fails.": the check disowns it
     rest = _CHECK_LINE_RE.sub(_plain_check, rest)
-    for sentence in re.split(r"(?<=[.!?])\s+|\n+", rest):
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", _without_intermediate(rest)):
+        sentence = _without_restatements(answer, sentence)
         plain = re.sub(r"\\text\w*\s*\{([^{}]*)\}|\\boxed\s*\{([^{}]*)\}", r" \1\2 ", sentence).replace("**", " ")
         if not plain.strip():
             continue
@@ -173,7 +192,7 @@ def stray_value(answer: str, rest: str) -> bool:
 
 
 # a sentence that gives the value for a case: "When $k=2$: 7.", "If n is odd: 4."
-_CASE_VALUE_RE = re.compile(r"\s*(?:when|if|for|in\s+case)\b[^.:]{0,80}:\s*\$?\s*(-?\d[\d.,/]*|[A-Za-z]\b)", re.IGNORECASE)
+_CASE_VALUE_RE = re.compile(r"\s*+(?:when|if|for|in\s+case)\b[^.:]{0,80}:\s*\$?\s*(-?\d[\d.,/]*|[A-Za-z]\b)", re.IGNORECASE)
 # words that put a value forward as the answer ("says 7", "Or 7", "it's 7"); a value after any
 # other word names something else ("degree 3", "base 5", "step 2")
 _CLAIM_LEAD = {"is", "are", "was", "be", "it's", "its", "that's", "say", "says", "said", "read", "reads",
@@ -228,6 +247,19 @@ def _claimed(sentence: str, at: int) -> bool:
             or token.rstrip(".,:;!") in _CLAIM_LEAD or token.endswith("."))
 
 
+def _without_restatements(answer: str, text: str) -> str:
+    r"""``text`` without its math spans that hold the answer's value again (", i.e.,
+    $\dfrac{15\pi}{8}$", ", i.e., ${9 \over 4}$": out-of-sample check 8 refused them)."""
+    from verifier.math.extract import math_spans
+
+    if "$" not in text and "\\(" not in text:
+        return text
+    for content, start, stop in reversed(math_spans(text, positions=True)):
+        if _same_value(answer, content):
+            text = text[:start] + " " + text[stop:]
+    return text
+
+
 def _tail_offers_more(answer: str, tail: str) -> bool:
     """The rest of the box's own sentence names another value outside any computation, or a
     condition or footnote (check 7: "\\boxed{5} & 7", "; 7", "vs 7", "-> 7", "\\footnote{or 7}")."""
@@ -235,6 +267,7 @@ def _tail_offers_more(answer: str, tail: str) -> bool:
                  r"\b(?:in|written\s+in)\s+(?:base\s*\d+|"
                  r"decimal|octal|binary|hex\w*)\b|\((?:decimal|octal|binary|hex\w*)\)", tail, re.IGNORECASE):
         return True  # a condition, a footnote, or another base than the one asked: "in octal"
+    tail = _without_restatements(answer, tail)
     arrows = re.sub(r"→|⇒|->|=>|\\(?:to|Rightarrow|implies|rightarrow)\b", " or ", tail)
     if _RELATION_RE.search(arrows):
         return False  # "(since 1+2=3)": a computation
@@ -262,7 +295,7 @@ def _later_states_other(answer: str, rest: str) -> bool:
     rest = _CHECK_LINE_RE.sub(_plain_check, rest)  # a check verifies; its values are no answer
     if not re.search(r"\w", rest):
         return False
-    again = _stated(rest)
+    again = _stated(_without_intermediate(rest))
     return again is not None and not _same_value(answer, again)
 
 
@@ -321,13 +354,19 @@ def _plain(value: str) -> str:
     return re.sub(r"^\(([a-e])\)$", r"\1", value)
 
 
+def _loose(value: str) -> str:
+    """Spelling that never changes a value: sizing (\\left, \\right), spaces, "+\\infty"."""
+    value = re.sub(r"\\(?:left|right|big|Big|bigg|Bigg)(?![A-Za-z])|\\[,;:! ]|\s+", "", value)
+    return value.replace("+\\infty", "\\infty").replace("bmatrix", "pmatrix")
+
+
 def _same_value(a: str, b: str) -> bool:
     """``b`` names the box's value ``a`` again: written the same way, the same number, or a
     computation that ends in it ("verify: $2+3=5$")."""
     from verifier.math.extract import _same_number
 
     b = b.rsplit("=", 1)[-1] if "=" in b and "=" not in a else b
-    if _plain(a) == _plain(b) or _same_number(a, b):
+    if _plain(a) == _plain(b) or _same_number(a, b) or _loose(a) == _loose(b):
         return True
     from verifier.math.judge import NeedsWorker, judge
 

@@ -33,8 +33,18 @@ import unicodedata
 
 from verifier.math.claims import date_answer
 
+# Answer phrases in the languages models answer in besides English (out-of-sample check 8:
+# "La réponse finale est 6.25.", "La respuesta final es ...", "Die Antwort lautet 1163.",
+# "综上所述，答案是 -46。" were refused). Matched after ``plain_letters``: Cyrillic look-alikes
+# are Latin by then ("Ответ" reads "Oтвeт").
+OTHER_LANGUAGE_PHRASES = (
+    r"(?:la\s+)?r[ée]ponse(?:\s+finale)?\s*(?:est\b|:)|(?:la\s+)?respuesta(?:\s+final)?\s*(?:es\b|:)"
+    r"|(?:a\s+)?resposta(?:\s+final)?\s*(?:é|:)|(?:la\s+)?risposta(?:\s+finale)?\s*(?:è|:)"
+    r"|(?:die\s+)?(?:endg[üu]ltige\s+)?antwort\s*(?:lautet\b|ist\b|:)|o[тt][вb]e[тt]\s*(?:[:—–-]|\bpaвeн\b)"
+    r"|(?:最终|最終)?答案\s*(?:是|为|為|：|:)|答え\s*(?:は|：|:)")
 _PHRASE_RE = re.compile(
-    r"(?:final\s+answer\s*(?:is|:)|the\s+answer\s+is|answer\s*:|answer\s+is)\s*:?\s*",
+    r"(?:final\s+answer\s*(?:is|:)|the\s+answer\s+is|answer\s*:|answer\s+is|" + OTHER_LANGUAGE_PHRASES
+    + r")\s*[:：]?\s*",
     re.IGNORECASE,
 )
 # the phrase stands inside a text group of its own: ``\textbf{Final Answer:} 5``
@@ -320,8 +330,11 @@ _TITLE_DOT_RE = re.compile(r"(?<![A-Za-z])(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Mt|Prof|Gen|C
 
 # a note after the answer in its own sentence: "3 (the smallest such n)", "$10\pi$, since
 # ...", "19.5 as the final answer" (a review: 180 right answers refused as prose)
-_NOTE_PAREN_RE = re.compile(r"\s*+(?<!\\)\(([^()$\\]*+)\)\s*+[.,;]?\s*+$")  # not \(...\): math
-_NOTE_CLAUSE_RE = re.compile(r"(?:,\s*+|\s++)(?:since|because|as\s+(?:the|our|my)\s+(?:final\s+)?answer"
+# Each starts only where a whitespace run starts ((?<!\s)): tried from every space of a long
+# run, the leading \s*+ made a search quadratic ("The answer is =" + 150,000 spaces + "4":
+# 110 s in out-of-sample check 8, and other requests waited behind it).
+_NOTE_PAREN_RE = re.compile(r"(?<!\s)\s*+(?<!\\)\(([^()$\\]*+)\)\s*+[.,;]?\s*+$")  # not \(...\): math
+_NOTE_CLAUSE_RE = re.compile(r"(?:,\s*+|(?<!\s)\s++)(?:since|because|as\s+(?:the|our|my)\s+(?:final\s+)?answer"
                              r"|which|given\s+that|so\s+that"
                              r"|where|as\s+(?:required|expected|computed|shown|claimed))\b", re.IGNORECASE)
 
@@ -364,7 +377,7 @@ _NEGATED_NOTE_RE = re.compile(
 
 def _clean_phrase_answer(raw: str) -> str:
     """Cut a phrase answer at the end of its line/sentence and drop wrapping $ and '.'."""
-    line = raw.split("\n", 1)[0]
+    line = raw.split("\n", 1)[0].split("。", 1)[0]  # "答案是 -46。": a full stop ends it
     # a sentence ends at ". " (not a decimal point like 3.5, not inside $...$)
     dollars, counted = 0, 0
     for m in re.finditer(r"\.(?:\s|$)(?!\d)", line):
@@ -456,6 +469,10 @@ _CHECK_WORDS = {"check", "checking", "checked", "verify", "verification", "verif
                 "ing", "substitution", "plug", "plugged", "approximately", "equality", "holds"}
 
 
+_INTERMEDIATE_RE = re.compile(r"\b(?:the\s+)?(?:key\s+)?intermediate\s+(?:quantity|quantities|value|values|result|"
+                              r"results|step|steps|sum|product|answer)\b", re.IGNORECASE)
+
+
 def _plain_check(m: re.Match) -> str:
     """A check line is dropped when it is only arithmetic and check words; one that says
     more ("Check: that fails, the count must be 5", "Checking again, I get 5": a fourth
@@ -465,6 +482,8 @@ def _plain_check(m: re.Match) -> str:
                  re.IGNORECASE):
         return line  # "Check: 5 ✗; 7 ✓", "Check: plugging in 5 fails.": it disowns the answer
     outside = re.sub(r"\$[^$]*\$|\\\(.*?\\\)", " ", line)
+    # "Check: the intermediate quantity $8$ matches. ✓": a value on the way, not an answer
+    outside = _INTERMEDIATE_RE.sub(" ", outside)
     words = {w.lower() for w in re.findall(r"[A-Za-z]+", outside)}
     return " " if words <= _CHECK_WORDS else line
 
