@@ -19,12 +19,22 @@ Every check looks at a bounded neighbourhood of the box (linear in the response)
 
 from __future__ import annotations
 
+import itertools
 import re
 
-from verifier.math.extract import (_HEDGE_RE, _INTERMEDIATE_RE, _NEGATED_NOTE_RE, _NUMBER_WORD_RE, _REVISION_RE,
-                                   OTHER_LANGUAGE_PHRASES, _squeeze)
+from verifier.math.extract import (FOREIGN_CONDITIONS, FOREIGN_REVISIONS, _HEDGE_RE, _INTERMEDIATE_RE, _NEGATED_NOTE_RE,
+                                   _NUMBER_WORD_RE, _REVISION_RE, OTHER_LANGUAGE_PHRASES, _squeeze)
 
 _NEAR = 240
+# Values looked at one by one after the answer (each may cost a judge call): more than this
+# in one sentence is a pile of values, not a restatement or a remark (a hostile review:
+# "The answer is 5." + " $7" x 8,000 took 17.6 s, held the other requests and was paid).
+_MAX_VALUES = 12
+_FOREIGN_CONDITION_RE = re.compile(FOREIGN_CONDITIONS, re.IGNORECASE)
+# words that announce the same value again: what follows them must be that value
+_RESTATE_MARK_RE = re.compile(r"(?<![A-Za-z])(?:i\.?\s?e\.?|e\.?\s?g\.?|that\s+is|namely|equivalently|in\s+other\s+words)(?![A-Za-z])",
+                              re.IGNORECASE)
+_MAX_RESTATED_CHARS = 2000
 # a revision after the box: these words, then another value
 _BOX_REVISION_RE = re.compile(
     r"\b(?:wait|actually|oops|sorry|mistakes?|mistaken|wrong|incorrect|correction|scratch|"
@@ -34,7 +44,7 @@ _BOX_REVISION_RE = re.compile(
     r"kidding|retract\w*|oh\s+no|add\s+one|subtract\s+one|"
     r"(?:true|actual|correct|right|real)\s+(?:value|count|total|number|result|sum|figure)|"
     r"faux|fausse|falsch|fals[oa]|incorrect[oa]|err[oó]ne[oa]|sbagliat[oa]|errad[oa])\b"
-    r"|不对|不對|错了|錯了|更正|应该是|應該是|实际上|實際上|其实|其實|間違|違う|正しくは",
+    r"|不对|不對|错了|錯了|更正|应该是|應該是|实际上|實際上|其实|其實|間違|違う|正しくは|" + FOREIGN_REVISIONS,
     re.IGNORECASE)
 # a later answer written another way: a phrase, "####", or another box-like macro
 _LATER_ANSWER_RE = re.compile(
@@ -47,7 +57,7 @@ _WEAK = {"if", "should", "say", "claim", "think", "believe", "earlier", "tried",
          "roughly", "assuming", "assume", "suppose", "supposing",
          # right before the box these mark it approximate instead (extract._APPROX_BEFORE_RE)
          "approximately", "approx", "about", "around", "nearly", "almost", "circa"}
-_CONDITION_RE = re.compile(r"\b(?:if|when|whenever|unless|case|otherwise|else|either)\b", re.IGNORECASE)
+_CONDITION_RE = re.compile(r"\b(?:if|when|whenever|unless|case|otherwise|else|either)\b|" + FOREIGN_CONDITIONS, re.IGNORECASE)
 _SENTENCE_END_RE = re.compile(r"[.!?](?=\s)|\n\s*\n")
 _REJECTED_AFTER_RE = re.compile(
     r"\s*+(?:\?|[✗✘❌👎🤔]|(?:is|was|seems|looks|appears)\s+(?:also\s+)?(?:not|incorrect|wrong|false|"
@@ -144,7 +154,8 @@ _SCALE_NOTE_RE = re.compile(
     r"square\s+it|cube\s+it|the\s+question\s+asks\s+for|requested\s+quantity|units?\s*:)", re.IGNORECASE)
 # what makes a later sentence a computation rather than a second value ("$138 + 62 = 200$ ✓")
 _RELATION_RE = re.compile(r"[=+×÷*/<>≤≥^]|\\(?:cdot|times|div|le|ge|leq|geq|approx|frac|sqrt)|\d\s*-\s*\d")
-_VALUE_TOKEN_RE = re.compile(r"(?<![\w.\\^_])-?\d+(?:[.,]\d+)*(?![\w])")
+# ASCII word characters only around it: "应该是7" holds the value 7 (a hostile review)
+_VALUE_TOKEN_RE = re.compile(r"(?<![A-Za-z0-9_.\\^])-?\d+(?:[.,]\d+)*(?![A-Za-z0-9_])")
 
 
 def _without_intermediate(rest: str) -> str:
@@ -183,8 +194,11 @@ def stray_value(answer: str, rest: str) -> bool:
             return True  # "When $k=2$: 7.": the answer for another case
         if _RELATION_RE.search(plain) or _restated(answer, plain):
             continue
-        values = [m.group(0) for m in list(_VALUE_TOKEN_RE.finditer(plain)) + list(_NUMBER_WORD_RE.finditer(plain))
-                  if _claimed(plain, m.start())]
+        tokens = list(itertools.islice(itertools.chain(_VALUE_TOKEN_RE.finditer(plain), _NUMBER_WORD_RE.finditer(plain)),
+                                       _MAX_VALUES + 1))
+        if len(tokens) > _MAX_VALUES and len(re.findall(r"[A-Za-z]+", plain)) <= 2 * _MAX_VALUES:
+            return True  # a pile of values after the answer (" $7 $7 $7 ...": a hostile review)
+        values = [m.group(0) for m in tokens if _claimed(plain, m.start())]
         words = re.findall(r"[A-Za-z]+", plain)
         if values and len(words) <= 6 and any(not _same_value(answer, v) for v in values):
             return True
@@ -226,7 +240,9 @@ def _word_offered(answer: str, sentence: str) -> bool:
 def _restated(answer: str, sentence: str) -> bool:
     """The sentence writes the whole answer again in math and names no other value ("In
     summary, the solutions is $-2, 1$."; not "It is $3$, not 4.")."""
-    spans = list(re.finditer(r"\$([^$]+)\$", sentence))
+    spans = list(itertools.islice(re.finditer(r"\$([^$]+)\$", sentence), _MAX_VALUES + 1))
+    if len(spans) > _MAX_VALUES:
+        return False  # a pile of values is no restatement (and each costs a judge call)
     same = [m for m in spans if _same_value(answer, m.group(1))]
     if not same:
         return False
@@ -239,7 +255,7 @@ def _restated(answer: str, sentence: str) -> bool:
 
 
 def _claimed(sentence: str, at: int) -> bool:
-    prev = re.search(r"(\S+)\s*$", sentence[:at])
+    prev = re.search(r"(\S+)\s*$", sentence[max(0, at - 200):at])  # a window: linear over the tokens
     if prev is None:
         return True  # the sentence starts with it: "7 is correct.", "Seven."
     token = prev.group(1).lower().strip("*_$")
@@ -252,26 +268,57 @@ def _without_restatements(answer: str, text: str) -> str:
     $\dfrac{15\pi}{8}$", ", i.e., ${9 \over 4}$": out-of-sample check 8 refused them)."""
     from verifier.math.extract import math_spans
 
-    if "$" not in text and "\\(" not in text:
+    if ("$" not in text and "\\(" not in text) or len(text) > _MAX_RESTATED_CHARS:
+        return text  # a long text is not looked through span by span (a judge call each)
+    spans = math_spans(text, positions=True)
+    if len(spans) > _MAX_VALUES:
         return text
-    for content, start, stop in reversed(math_spans(text, positions=True)):
+    for content, start, stop in reversed(spans):
         if _same_value(answer, content):
             text = text[:start] + " " + text[stop:]
     return text
 
 
+def _restates_another(answer: str, text: str) -> bool:
+    """What follows "i.e." holds a value that is decidably not the answer (a math span or a
+    number: ", i.e., $\\frac{1}{3}$", ", i.e., $x = 7$"); a form the quick judge cannot read
+    ("$x = 8, x = 9$" for {8, 9}) is given the benefit of the doubt."""
+    from verifier.math.extract import math_spans
+    from verifier.math.judge import NeedsWorker, judge
+
+    spans = math_spans(text, positions=True)[:_MAX_VALUES]
+    outside = text
+    for _content, start, stop in reversed(spans):
+        outside = outside[:start] + " " + outside[stop:]
+    values = [c for c, _, _ in spans] + [m.group(0) for m in itertools.islice(_VALUE_TOKEN_RE.finditer(outside), _MAX_VALUES)]
+    for value in values:
+        if "=" in value and "=" not in answer:  # "x = 7"; "x = 8, x = 9" is the list 8, 9
+            value = re.sub(r"(?<![\\\w])[A-Za-z]\w*\s*=\s*", "", value)
+        try:
+            v = judge(answer, value, extract=False, fast_only=True)
+        except (NeedsWorker, TypeError, ValueError):
+            continue
+        if not v.equivalent and v.error is None and v.prediction_parsed is not None and v.gold_parsed is not None:
+            return True
+    return False
+
+
 def _tail_offers_more(answer: str, tail: str) -> bool:
     """The rest of the box's own sentence names another value outside any computation, or a
     condition or footnote (check 7: "\\boxed{5} & 7", "; 7", "vs 7", "-> 7", "\\footnote{or 7}")."""
-    if re.search(r"\\footnote|\bassum\w*|\bprovided\b|\bunless\b|\b(?:if|when(?:ever)?)\b(?!\s+(?:we|I|you|one)\b)|\bonly\s+for\b|"
+    if _FOREIGN_CONDITION_RE.search(tail) or re.search(r"\\footnote|\bassum\w*|\bprovided\b|\bunless\b|\b(?:if|when(?:ever)?)\b(?!\s+(?:we|I|you|one)\b)|\bonly\s+for\b|"
                  r"\b(?:in|written\s+in)\s+(?:base\s*\d+|"
                  r"decimal|octal|binary|hex\w*)\b|\((?:decimal|octal|binary|hex\w*)\)", tail, re.IGNORECASE):
         return True  # a condition, a footnote, or another base than the one asked: "in octal"
     tail = _without_restatements(answer, tail)
+    mark = _RESTATE_MARK_RE.search(tail)
+    if mark and _restates_another(answer, tail[mark.end():]):
+        return True  # ", i.e., $\frac{1}{3}$" after \boxed{2}: a restatement with another value
     arrows = re.sub(r"→|⇒|->|=>|\\(?:to|Rightarrow|implies|rightarrow)\b", " or ", tail)
     if _RELATION_RE.search(arrows):
         return False  # "(since 1+2=3)": a computation
-    return any(not _same_value(answer, m.group(0)) for m in _VALUE_TOKEN_RE.finditer(arrows))
+    return any(not _same_value(answer, m.group(0))
+               for m in itertools.islice(_VALUE_TOKEN_RE.finditer(arrows), _MAX_VALUES + 1))
 
 
 def correction_after(text: str, end: int) -> str | None:
@@ -323,7 +370,8 @@ def _stated(rest: str) -> str | None:
 # Word answers a revision after a boxed word may switch between ("\\boxed{Yes} ... Hmm, actually
 # no."): a different word of the box's own class after a revision word voids the box.
 _WORD_CLASSES = [frozenset(c.split()) for c in (
-    "yes no true false nah nope yeah yep opposite reverse", "even odd", "positive negative zero", "always sometimes never",
+    "yes no true false nah nope yeah yep opposite reverse oui non nein ja vrai faux wahr falsch verdadero falso vero",
+    "even odd", "positive negative zero", "always sometimes never",
     "possible impossible", "finite infinite", "increasing decreasing constant",
     "north south east west", "left right up down", "convergent divergent", "converges diverges",
     "monday tuesday wednesday thursday friday saturday sunday",
@@ -343,7 +391,8 @@ def _other_word(answer: str, later: str) -> bool:
 
 
 # words of the yes/no class that mean the same thing (a restatement, not a revision)
-_SAME_WORD = {w: frozenset(g.split()) for g in ("yes true yeah yep", "no false nah nope")
+_SAME_WORD = {w: frozenset(g.split()) for g in ("yes true yeah yep oui ja vrai wahr verdadero vero",
+                                                 "no false nah nope non nein faux falsch falso")
               for w in g.split()}
 
 
