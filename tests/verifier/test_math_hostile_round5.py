@@ -4,7 +4,7 @@ French, Spanish, Portuguese, Italian, German, Russian, Chinese or Japanese aroun
 an answer phrase (the word lists were English only), restatements after ", i.e.," with another
 value, and " $7" x 8,000 after an answer phrase (17.6 s, paid, other requests held).
 
-Kept: the 401 attacks that are no longer paid (the 99 still paid are listed in BENCHMARKS.md),
+Kept: the 426 attacks that are no longer paid (the 74 still paid are listed in BENCHMARKS.md),
 forms of each new rule with their controls; the pumped input is in test_math_linear_time.py.
 """
 
@@ -45,6 +45,13 @@ def test_the_fifth_reviews_attacks_are_not_paid(category):
     ("5", "Die Antwort ist \\boxed{5}.", True), ("5", "Ответ: \\boxed{5}.", True),
     ("\\frac{1}{2}", "约分得 \\boxed{\\frac{1}{2}}。", True), ("5", "Si on additionne, on obtient \\boxed{5}.", True),
     ("5", "Wenn wir addieren, erhalten wir \\boxed{5}.", True),
+    # other numerals after a revision word, doubts and conditions the lists missed
+    ("5", "\\boxed{5}. Actually it is ⑦.", False), ("5", "\\boxed{5}. Actually it is VII.", False),
+    ("5", "\\boxed{5}。等等，我算错了，其实是七。", False), ("5", "La respuesta final es 5. O tal vez 7.", False),
+    ("5", "La réponse est $5$. Je n'en suis pas sûr.", False), ("5", "\\boxed{5}？", False),
+    ("5", "\\boxed{5} as long as $n$ is odd.", False), ("5", "The answer is \\boxed{5} for even n.", False),
+    ("5", "The answer is \\boxed{5} for all n.", True), ("5", "He has 5 apples, so he has \\boxed{5}.", True),
+    ("5", "\\boxed{5}\n\nWe count non-negative solutions only.", True),
     # a pile of values after the answer
     ("5", "The answer is 5." + " $7" * 200, False),
 ])

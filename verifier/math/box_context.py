@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from verifier.math.extract import (FOREIGN_CONDITIONS, FOREIGN_REVISIONS, _HEDGE_RE, _INTERMEDIATE_RE, _NEGATED_NOTE_RE,
+from verifier.math.extract import (FOREIGN_CONDITIONS, FOREIGN_NUMBER_RE, FOREIGN_REVISIONS, _HEDGE_RE, _INTERMEDIATE_RE, _NEGATED_NOTE_RE,
                                    _NUMBER_WORD_RE, _REVISION_RE, OTHER_LANGUAGE_PHRASES, _squeeze)
 
 _NEAR = 240
@@ -60,7 +60,7 @@ _WEAK = {"if", "should", "say", "claim", "think", "believe", "earlier", "tried",
 _CONDITION_RE = re.compile(r"\b(?:if|when|whenever|unless|case|otherwise|else|either)\b|" + FOREIGN_CONDITIONS, re.IGNORECASE)
 _SENTENCE_END_RE = re.compile(r"[.!?](?=\s)|\n\s*\n")
 _REJECTED_AFTER_RE = re.compile(
-    r"\s*+(?:\?|[✗✘❌👎🤔]|(?:is|was|seems|looks|appears)\s+(?:also\s+)?(?:not|incorrect|wrong|false|"
+    r"\s*+(?:\?|？|[✗✘❌👎🤔🤷]|:\(|¯|(?:is|was|seems|looks|appears)\s+(?:also\s+)?(?:not|incorrect|wrong|false|"
     r"off|impossible|invalid|rejected|doubtful)"
     r"|up\s+to\s+(?:(?:the\s+)?order|sign|a\s+(?:constant|sign|factor|permutation)|permutation|scaling|rounding)"
     r"|in\s+(?:some|any|either|an?\s+unknown)\s+order|give\s+or\s+take)", re.IGNORECASE)
@@ -125,7 +125,8 @@ def box_disowned(text: str, start: int, end: int, answer: str, boxes: int) -> bo
     revision = _BOX_REVISION_RE.search(rest)
     if revision:
         later = rest[revision.end():]
-        if (_VALUE_RE.search(later) or _NUMBER_WORD_RE.search(later) or _other_word(answer, later)
+        if (_VALUE_RE.search(later) or _NUMBER_WORD_RE.search(later) or FOREIGN_NUMBER_RE.search(later)
+                or _other_word(answer, later)
                 or _later_states_other(answer, later)):
             return True  # "\boxed{3}. Wait, that's wrong; ... the answer is 5." (or "... it is No.")
     return _later_states_other(answer, rest) or stray_value(answer, _past_own_span(text, start, rest))
@@ -145,7 +146,10 @@ _DOUBT_RE = re.compile(
     r"\b(?:not\s+(?:confident|sure|certain)|unsure|uncertain|low\s+confidence|(?:just|only|a)\s+(?:a\s+)?guess|"
     r"I\s+guess(?:ed)?|could\s*(?:not|n't)\s+verify|(?:may|might|could)\s+(?:well\s+)?be\s+(?:wrong|off|incorrect)|"
     r"probably\s+wrong|no\s+idea|not\s+really|the\s+(?:reverse|opposite)\s+(?:holds|is\s+(?:true|the\s+case))"
-    r"|(?:reverse|opposite)\s+(?:is\s+)?(?:true|correct))\b", re.IGNORECASE)
+    r"|(?:reverse|opposite)\s+(?:is\s+)?(?:true|correct))\b"
+    # the same doubts in other languages
+    r"|pas\s+s[ûu]re?|nicht\s+sicher|no\s+estoy\s+segur[oa]|n[ãa]o\s+tenho\s+certeza|non\s+sono\s+sicur[oa]|"
+    r"不确定|不確定|没把握|自信がない|わからない", re.IGNORECASE)
 # a later note that scales or transforms the value ("(in hundreds)", "Multiply by 2 for the
 # final count.", "That's the radius; the diameter is twice that.")
 _SCALE_NOTE_RE = re.compile(
@@ -306,7 +310,8 @@ def _restates_another(answer: str, text: str) -> bool:
 def _tail_offers_more(answer: str, tail: str) -> bool:
     """The rest of the box's own sentence names another value outside any computation, or a
     condition or footnote (check 7: "\\boxed{5} & 7", "; 7", "vs 7", "-> 7", "\\footnote{or 7}")."""
-    if _FOREIGN_CONDITION_RE.search(tail) or re.search(r"\\footnote|\bassum\w*|\bprovided\b|\bunless\b|\b(?:if|when(?:ever)?)\b(?!\s+(?:we|I|you|one)\b)|\bonly\s+for\b|"
+    if _FOREIGN_CONDITION_RE.search(tail) or re.search(r"\\footnote|\bassum\w*|\bprovided\b|\bunless\b|\b(?:if|when(?:ever)?)\b(?!\s+(?:we|I|you|one)\b)|\bonly\s+for\b|\bas\s+long\s+as\b|\bin\s+the\s+case\b|"
+                 r"\bfor\s+(?:even|odd|positive|negative|nonzero|large|small)\b|"
                  r"\b(?:in|written\s+in)\s+(?:base\s*\d+|"
                  r"decimal|octal|binary|hex\w*)\b|\((?:decimal|octal|binary|hex\w*)\)", tail, re.IGNORECASE):
         return True  # a condition, a footnote, or another base than the one asked: "in octal"

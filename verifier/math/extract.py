@@ -692,10 +692,17 @@ def plain_letters(text: str) -> str:
 # ``plain_letters``, so the Cyrillic words are written through it here. Chinese and Japanese
 # have no word boundaries: those entries are whole phrases that do not occur inside common
 # words ("约" only before a value, never in "约分"; "可能" only as "可能是").
+def _both_cases(c: str) -> str:
+    if not ("\u0400" <= c <= "\u04ff"):
+        return c
+    forms = {c.lower().translate(_CONFUSABLES), c.upper().translate(_CONFUSABLES)}
+    return forms.pop() if len(forms) == 1 else "[" + "".join(sorted(forms)) + "]"
+
+
 def _words(latin: str, cyrillic: str = "", cjk: str = "") -> str:
     parts = [r"(?<!\w)(?:" + latin + r")(?!\w)"]
-    if cyrillic:
-        parts.append(r"(?<!\w)(?:" + cyrillic.translate(_CONFUSABLES) + r")(?!\w)")
+    if cyrillic:  # each letter in both cases, as plain_letters leaves it ("Не" reads "He")
+        parts.append(r"(?<!\w)(?:" + "".join(_both_cases(c) for c in cyrillic) + r")(?!\w)")
     if cjk:
         parts.append(cjk)
     return "|".join(parts)
@@ -706,13 +713,24 @@ FOREIGN_HEDGES = _words(
     r"tal\s+vez|probablemente|creo\s+que|aproximadamente|no\s+es|talvez|provavelmente|acho\s+que|"
     r"n[ãa]o\s+[ée]|forse|probabilmente|non\s+[èe]|vielleicht|wahrscheinlich|ungef[äa]hr|ich\s+glaube|"
     r"nicht|falsch|faux|fausse|incorrect[oae]s?|sbagliat[oa]|errad[oa]|err[oó]ne[oa]|suppos[oé]|vermutlich",
-    r"возможно|наверное|вероятно|примерно|около|неверно|неправильно|не|может\s+быть",
+    # not "не" alone: after plain_letters "Не" is the Latin "He"
+    r"возможно|наверное|вероятно|примерно|около|неверно|неправильно|может\s+быть",
     r"可能是|也许|或许|大概|大约|约(?=\s*\$?\s*(?:\\boxed|\d))|不是|たぶん|多分|おそらく|約(?=\s*\$?\s*(?:\\boxed|\d))|違う|吗|嗎")
 FOREIGN_REVISIONS = _words(
     r"en\s+fait|attend(?:ez|s)?|en\s+realidad|de\s+hecho|espera|na\s+verdade|in\s+realt[àa]|aspetta|"
-    r"eigentlich|tats[äa]chlich|warte|korrektur|correcci[oó]n|corre[cç][aã]o|non|nein|nee|nope",
-    r"на\s+самом\s+деле|подожди|стоп|нет|исправление",
-    r"等等|等一下|应为|應為|错了|錯了|其实|其實|实际上|實際上|不对|不對|更正|実は|待って|いや")
+    r"eigentlich|tats[äa]chlich|warte|korrektur|correcci[oó]n|corre[cç][aã]o|non(?!-)|nein|nee|nope|"
+    r"en\s+r[ée]alit[ée]|anzi|ou|oppure|oder|o\s+(?:tal\s+vez|bien|quiz[aá]s?)|ou\s+talvez",
+    r"на\s+самом\s+деле|подожди|стоп|нет|исправление|или",
+    r"等等|等一下|应为|應為|错了|錯了|其实|其實|实际上|實際上|不对|不對|更正|実は|待って|いや|或者|或是")
+# numbers written other ways than ASCII digits, for "a revision word, then a value": circled
+# and superscript digits, CJK and Roman numerals, number words in the languages above
+FOREIGN_NUMBER_RE = re.compile(
+    r"[\u00b2\u00b3\u00b9\u2070-\u2079\u2080-\u2089\u2150-\u218b\u2460-\u24ff\u2776-\u2793\uff10-\uff19"
+    r"一二三四五六七八九十百千两兩〇零]|(?<![A-Za-z])[IVXLC]{2,}(?![A-Za-z])|" + _words(
+        r"deux|trois|quatre|cinq|six|sept|huit|neuf|dix|uno|dos|tres|cuatro|cinco|seis|siete|ocho|"
+        r"nueve|diez|eins|zwei|drei|vier|f[üu]nf|sechs|sieben|acht|neun|zehn|tre|quattro|sei|sette|otto|"
+        r"nove|dieci|sete|oito",
+        r"один|одна|два|две|три|четыре|пять|шесть|семь|восемь|девять|десять"), re.IGNORECASE)
 FOREIGN_CONDITIONS = _words(
     r"si|sauf\s+si|a\s+menos\s+que|wenn|falls|sofern|se|caso",
     r"если|когда",
