@@ -46,8 +46,9 @@ def classify(out: Outcome, lim: Limits) -> tuple[str, str]:
     if out.killed_for == "wall":
         return "TLE", f"wall time limit {lim.wall_time_s:g} s exceeded"
     if out.killed_for == "idle":
-        return "TLE", ("no progress: the process used no CPU time for a while (waiting on a device "
-                       "or pipe that never answers, e.g. an #include of /dev/ptmx or /dev/stdin)")
+        return "TLE", ("idleness limit: no progress, the program used almost no CPU time for a while "
+                       "(sleeping, or waiting on a device or pipe that never answers, e.g. an "
+                       "#include of /dev/ptmx)")
     if out.killed_for == "stopped":
         return "TLE", ("the program's main process was stopped (SIGSTOP/SIGTSTP) and could "
                        "never finish")

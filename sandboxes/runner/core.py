@@ -34,6 +34,7 @@ from sandboxes.runner import pch, reset, shim
 from sandboxes.runner.pyfork import NOT_FORKABLE, NOT_FORKABLE_MESSAGE, ForkServer, ForkServerError
 from sandboxes.runner.process import Identity, Outcome, run_process
 from sandboxes.runner.spawn import SpawnServer
+from sandboxes.runner.watch import run_idle_limit
 
 MAX_ARTIFACT_BYTES = 256 << 20
 COMPILE_LOG_BYTES = 64 << 10
@@ -275,7 +276,8 @@ class Runner:
             if self._forkable(lang):
                 out = self._run_forked(box, lang, lim, stdin_fd, data, list(args))
             if out is None:  # the exec path: no fork server, or the program does not compile
-                out = self._exec(argv, box, lang, lim, stdin_fd=stdin_fd)
+                out = self._exec(argv, box, lang, lim, stdin_fd=stdin_fd,
+                                 idle_limit_s=run_idle_limit(lim.cpu_time_s, lim.wall_time_s))
         finally:
             if stdin_fd is not None:
                 os.close(stdin_fd)
@@ -419,7 +421,8 @@ class Runner:
                 rlimits=rlimits_for(lim, stack_mb=lang.stack_mb, cgroup=group is not None),
                 ident=self.ident, cpu_limit_s=lim.cpu_time_s, wall_limit_s=lim.wall_time_s,
                 output_cap=lim.output_bytes if op == "run" else MAX_ARTIFACT_BYTES,
-                stderr_cap=lim.stderr_bytes, cgroup=group)
+                stderr_cap=lim.stderr_bytes, cgroup=group,
+                idle_limit_s=run_idle_limit(lim.cpu_time_s, lim.wall_time_s) if op == "run" else COMPILE_IDLE_S)
         finally:
             if group is not None:
                 group.kill()

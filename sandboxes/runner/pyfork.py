@@ -32,6 +32,7 @@ from sandboxes.runner.capture import Capture as _Capture
 from sandboxes.runner.process import Identity, Outcome
 from sandboxes.runner.spawn import _pipes
 from sandboxes.runner.stopped import StopWatch
+from sandboxes.runner.watch import IdleWatch
 
 ZYGOTE = Path(__file__).with_name("zygote.py")
 _START_TIMEOUT_S = 10.0
@@ -135,7 +136,7 @@ class ForkServer:
     # -- one run -----------------------------------------------------------------------
     def run(self, *, op: str, box: str, path: str, args: list[str], code: bytes, env: dict[str, str], stdin_fd: int,
             rlimits, ident: Identity, cpu_limit_s: float, wall_limit_s: float, output_cap: int,
-            stderr_cap: int, cgroup=None, use_seccomp: bool = True) -> Outcome:
+            stderr_cap: int, cgroup=None, use_seccomp: bool = True, idle_limit_s: float | None = None) -> Outcome:
         """``op``: "run" (execute ``code``, a marshalled code object, as ``path``) or
         "compile" (compile ``box``/main.py; the marshalled code object comes back on stdout)."""
         res = Outcome()
@@ -188,7 +189,7 @@ class ForkServer:
                     res.setup_error = str(exc)
                     return res
             self._watch_and_finish(res, pid, out_r, err_r, ep_r, ident, cgroup, cpu_limit_s,
-                                   wall_limit_s, output_cap, stderr_cap, start)
+                                   wall_limit_s, output_cap, stderr_cap, start, idle_limit_s)
             return res
         finally:
             for fd in (out_r, err_r, ep_r):
@@ -200,7 +201,8 @@ class ForkServer:
 
     def _watch_and_finish(self, res: Outcome, pid: int | None, out_r: int, err_r: int, ep_r: int,
                           ident: Identity, cgroup, cpu_limit_s: float, wall_limit_s: float,
-                          output_cap: int, stderr_cap: int, start: float) -> None:
+                          output_cap: int, stderr_cap: int, start: float,
+                          idle_limit_s: float | None = None) -> None:
         meter = CgroupMeter(cgroup) if cgroup is not None else TreeMeter(pid, ident.uid)
         cap = _Capture(output_cap, stderr_cap)
         report = bytearray()
@@ -212,6 +214,7 @@ class ForkServer:
         status_msg = None
         broken = None
         stops = StopWatch(start, pid, cgroup, parent=self.pid)
+        idle = IdleWatch(idle_limit_s, start)
         while res.killed_for is None and status_msg is None and broken is None:
             now = time.monotonic()
             if now >= deadline:
@@ -224,6 +227,9 @@ class ForkServer:
                     break
                 if stops.stopped(now):
                     res.killed_for = "stopped"
+                    break
+                if idle.idle(used, now):
+                    res.killed_for = "idle"
                     break
                 next_cpu = now + max(meter.min_poll_s, min(_CPU_POLL_MAX_S, (cpu_limit_s - used) / _NCPU))
             timeout = max(0.0, min(deadline, next_cpu) - now)

@@ -41,6 +41,40 @@ def _has_exited(pid: int) -> bool:
     return info is not None
 
 
+class IdleWatch:
+    """The idleness limit: a run (or compile) whose CPU time grows by less than ``SHARE`` of
+    the clock for ``limit_s`` is stopped ("idle"). A program that sleeps, or waits on a
+    device or pipe that never answers, uses no CPU until its wall limit while it holds a
+    sandbox slot: a compile of ``#include "/dev/ptmx"`` held one for 40 s (code review 5), and
+    sleeping tests held every slot for their 15 s wall limits while another client's 0.06 s
+    answer waited (hostile review 6). A share, not "any growth": ``while True: sleep(0.05)``
+    wakes up and uses a few microseconds a second. ``limit_s`` None: no limit."""
+
+    SHARE = 0.01
+
+    def __init__(self, limit_s: float | None, start: float):
+        self.limit_s, self.used, self.since = limit_s, 0.0, start
+
+    def idle(self, used: float, now: float) -> bool:
+        if self.limit_s is None:
+            return False
+        if used - self.used >= self.SHARE * (now - self.since):
+            self.used, self.since = used, now  # progress: a new window starts
+            return False
+        return now - self.since >= self.limit_s
+
+
+def run_idle_limit(cpu_limit_s: float, wall_limit_s: float) -> float | None:
+    """A test's idleness limit: its CPU limit, at least ``RUN_IDLE_MIN_S``; None when the
+    wall limit comes first anyway. No solution needs to sleep: Codeforces' verdict for
+    this is "Idleness limit exceeded"; here it is TLE with its own message."""
+    limit = max(RUN_IDLE_MIN_S, cpu_limit_s)
+    return limit if limit < wall_limit_s else None
+
+
+RUN_IDLE_MIN_S = 1.0
+
+
 def watch(st: Started, cap: Capture, meter, cgroup, cpu_limit_s: float, wall_limit_s: float,
           start: float, idle_limit_s: float | None = None) -> tuple[str | None, bytearray, bool]:
     """Returns (killed_for, report lines read, whether the report pipe reached EOF).
@@ -63,7 +97,7 @@ def watch(st: Started, cap: Capture, meter, cgroup, cpu_limit_s: float, wall_lim
     next_cpu_check = start + max(meter.min_poll_s, min(_CPU_POLL_MAX_S, cpu_limit_s / _NCPU))
     killed_for = None
     report_eof = False
-    last_used, progress_at = 0.0, start
+    idle = IdleWatch(idle_limit_s, start)
     # The one-shot shim waits for the program: the program's pid is on its P line.
     stops = StopWatch(start, None, report=report) if st.via == "shim" else StopWatch(start, st.pid)
     try:
@@ -80,12 +114,9 @@ def watch(st: Started, cap: Capture, meter, cgroup, cpu_limit_s: float, wall_lim
                 if stops.stopped(now):
                     killed_for = "stopped"
                     break
-                if idle_limit_s is not None:
-                    if used > last_used:
-                        last_used, progress_at = used, now
-                    elif now - progress_at >= idle_limit_s:
-                        killed_for = "idle"
-                        break
+                if idle.idle(used, now):
+                    killed_for = "idle"
+                    break
                 # CPU time grows at most _NCPU times as fast as the clock: sleeping for the
                 # budget left / _NCPU cannot overshoot by more than one minimum poll.
                 left = (cpu_limit_s - used) / _NCPU

@@ -362,3 +362,22 @@ def test_a_tree_deeper_than_the_recursion_limit_is_removed_without_following_lin
     link.symlink_to(outside)
     remove_tree(str(link))  # the link goes, not what it points at
     assert not link.is_symlink() and (outside / "keep.txt").exists()
+
+
+def test_the_idleness_rule_counts_a_share_of_the_clock_not_any_growth():
+    from sandboxes.runner.watch import IdleWatch, run_idle_limit
+
+    w = IdleWatch(1.0, start=0.0)
+    # a sleeper that wakes every 20 ms (a few microseconds of CPU each time) is idle at 1 s
+    verdicts = [w.idle(used=t * 0.0002, now=t) for t in (0.2, 0.4, 0.6, 0.8, 1.0)]
+    assert verdicts == [False, False, False, False, True]
+    # a program computing at 5 % of a core or more keeps going, whatever the gaps
+    w = IdleWatch(1.0, start=0.0)
+    assert not any(w.idle(used=t * 0.05, now=t) for t in (0.5, 1.0, 1.5, 2.0, 2.5, 3.0))
+    # computing, then going to sleep: idle a whole limit after the last progress
+    w = IdleWatch(1.0, start=0.0)
+    assert not w.idle(used=0.5, now=0.5)
+    assert not w.idle(used=0.5, now=1.4) and w.idle(used=0.5, now=1.5)
+    assert IdleWatch(None, 0.0).idle(0.0, 1e9) is False
+    assert run_idle_limit(1.0, 3.0) == 1.0 and run_idle_limit(0.2, 3.0) == 1.0 and run_idle_limit(5.0, 15.0) == 5.0
+    assert run_idle_limit(1.0, 1.0) is None  # the wall limit comes first anyway

@@ -85,6 +85,35 @@ def test_sleep_past_wall_limit_is_tle(backend):
     assert_healthy(backend)
 
 
+IDLE_PROGRAMS = {
+    "python-sleep": ("python", "import time\ntime.sleep(60)\n"),
+    "python-naps": ("python", "import time\nwhile True:\n    time.sleep(0.02)\n"),  # wakes up: a little CPU
+    "c-sleep": ("c", "#include <unistd.h>\nint main(void) { sleep(60); return 0; }\n"),
+    "python-blocked-on-a-pipe": ("python", "import os\nr, w = os.pipe()\nos.read(r, 1)\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(IDLE_PROGRAMS))
+def test_a_sleeping_run_is_stopped_at_the_idleness_limit_not_the_wall_limit(backend, name):
+    """Hostile review 6: sleeping tests held every sandbox slot for their wall limit (15 s
+    each) while another client's 0.06 s answer waited. A run whose CPU time grows by less
+    than 1 % of the clock for its CPU limit (at least 1 s) is TLE ("idleness limit") then;
+    the wall limit (30 s here) is never reached."""
+    lang, code = IDLE_PROGRAMS[name]
+    r = backend.run_code(lang, code, limits=quick_limits(cpu_time_s=1, wall_time_s=30))
+    assert r.status == Status.TLE and "idleness limit" in r.message, r
+    assert r.wall_time_s < 30, r
+    assert_healthy(backend)
+
+
+def test_a_short_pause_is_not_idleness(backend):
+    """The control: a program that pauses for less than the idleness limit and then answers
+    is judged on its answer."""
+    r = backend.run_code("python", "import time\ntime.sleep(0.3)\nprint(42)\n",
+                         limits=quick_limits(cpu_time_s=1, wall_time_s=30))
+    assert r.status == Status.OK and r.stdout == b"42\n", r
+
+
 STOP_SELF = {
     "python": "import os, signal\nos.kill(os.getpid(), signal.SIGSTOP)\n",
     "c": "#include <signal.h>\n#include <unistd.h>\nint main(void) { kill(getpid(), SIGSTOP); return 0; }\n",
