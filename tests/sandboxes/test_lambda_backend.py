@@ -158,7 +158,8 @@ def test_entry_prints_the_reply_as_the_last_line():
 def test_entry_kills_the_handler_and_its_runs_at_the_function_timeout():
     marker = "entry-timeout-" + hashlib.sha256(str(id(object())).encode()).hexdigest()[:12]
     batch = Batch(program=Source(language="python", code=f"import time\n{marker!r}\ntime.sleep(60)\n"),
-                  runs=[RunSpec(id="slow", args=[marker], limits=RunLimits(cpu_time_s=1, wall_time_s=50))])
+                  # CPU limit = wall limit: no idleness limit, so the sleep outlives the function
+                  runs=[RunSpec(id="slow", args=[marker], limits=RunLimits(cpu_time_s=50, wall_time_s=50))])
     code, reply = _entry({"v": 1, "batch": batch.model_dump(mode="json")}, timeout_s=2)
     assert code == 1 and reply["errorType"] == "Sandbox.Timedout", reply
     from tests.security.helpers import host_pids_with_cmdline
@@ -326,7 +327,8 @@ async def test_moto_function_timeout_is_enforced_and_ie(moto_lambda):
     async with LambdaBackend(endpoint_url=moto_lambda, region="us-east-1", function_name="oubliette-short",
                              function_timeout_s=2) as be:
         batch = Batch(program=Source(language="python", code="import time\ntime.sleep(30)\n"),
-                      runs=[RunSpec(id="slow", limits=RunLimits(cpu_time_s=1, wall_time_s=20))])
+                      # CPU limit = wall limit: no idleness limit, so the sleep outlives the function
+                      runs=[RunSpec(id="slow", limits=RunLimits(cpu_time_s=20, wall_time_s=20))])
         res = await be.run_batch(batch)
     r = res.runs[0]
     # Without the entrypoint's deadline moto would wait and the runner's 20 s wall limit
