@@ -14,7 +14,9 @@ import aiohttp
 
 from tests.e2e.server import REPO, ServerProcess
 
-SLOW_AC = "import time\ntime.sleep(1.5)\na, b = map(int, input().split())\nprint(a + b)\n"
+# In flight long enough to be seen and signalled, but under the 1 s idleness limit (a program
+# that sleeps 1 s or more without using CPU is TLE, "idleness limit").
+SLOW_AC = "import time\ntime.sleep(0.7)\na, b = map(int, input().split())\nprint(a + b)\n"
 
 
 async def test_sigterm_finishes_inflight_requests_then_exits(fast_store):
