@@ -382,13 +382,8 @@ async def test_answers_decided_without_sympy_do_not_wait_for_a_math_slot(blobs, 
         await svc.close()
 
 
-async def test_one_clients_long_submissions_do_not_hold_every_other_client_in_admission(blobs, backend):
-    """Hostile review 6: one client's 16 sleeping submissions (16 = max_inflight) held every
-    code slot until the request deadline, and another client's 0.06 s answer waited 117 s
-    in admission. A client with nothing running now starts in a reserve slot; the greedy
-    client itself gets no reserve (its 17th waits for one of its own to end)."""
-    svc = VerifierService(make_config(max_inflight=4, queue_size=8, self_test=False), backend, blobs)
-    await svc.start()
+def _hold_greedy(svc) -> asyncio.Event:
+    """Submissions whose code says "# greedy" wait for the returned event before judging."""
     gate = asyncio.Event()
     real = svc._judge_one
 
@@ -397,6 +392,17 @@ async def test_one_clients_long_submissions_do_not_hold_every_other_client_in_ad
             await gate.wait()
         return await real(problem, tests, req)
     svc._judge_one = gated
+    return gate
+
+
+async def test_one_clients_long_submissions_do_not_hold_every_other_client_in_admission(blobs, backend):
+    """Hostile review 6: one client's 16 sleeping submissions (16 = max_inflight) held every
+    code slot until the request deadline, and another client's 0.06 s answer waited 117 s
+    in admission. A client with nothing running now starts in a reserve slot; the greedy
+    client itself gets no reserve (its 17th waits for one of its own to end)."""
+    svc = VerifierService(make_config(max_inflight=4, queue_size=8, self_test=False), backend, blobs)
+    await svc.start()
+    gate = _hold_greedy(svc)
     body = {"problem_id": "sum", "language": "python", "options": {"tests": ["01"]}}
     try:
         async with await _served(svc) as c:
@@ -425,14 +431,7 @@ async def test_without_the_code_reserve_the_polite_client_waits_for_a_slot(blobs
     svc = VerifierService(make_config(max_inflight=2, queue_size=8, self_test=False,
                                       work_classes=WorkConfig(code_reserve_slots=0)), backend, blobs)
     await svc.start()
-    gate = asyncio.Event()
-    real = svc._judge_one
-
-    async def gated(problem, tests, req):
-        if "# greedy" in req.code:
-            await gate.wait()
-        return await real(problem, tests, req)
-    svc._judge_one = gated
+    gate = _hold_greedy(svc)
     body = {"problem_id": "sum", "language": "python", "options": {"tests": ["01"]}}
     try:
         async with await _served(svc) as c:

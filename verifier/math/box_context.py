@@ -288,7 +288,6 @@ def _restates_another(answer: str, text: str) -> bool:
     number: ", i.e., $\\frac{1}{3}$", ", i.e., $x = 7$"); a form the quick judge cannot read
     ("$x = 8, x = 9$" for {8, 9}) is given the benefit of the doubt."""
     from verifier.math.extract import math_spans
-    from verifier.math.judge import NeedsWorker, judge
 
     spans = math_spans(text, positions=True)[:_MAX_VALUES]
     outside = text
@@ -298,13 +297,22 @@ def _restates_another(answer: str, text: str) -> bool:
     for value in values:
         if "=" in value and "=" not in answer:  # "x = 7"; "x = 8, x = 9" is the list 8, 9
             value = re.sub(r"(?<![\\\w])[A-Za-z]\w*\s*=\s*", "", value)
-        try:
-            v = judge(answer, value, extract=False, fast_only=True)
-        except (NeedsWorker, TypeError, ValueError):
-            continue
-        if not v.equivalent and v.error is None and v.prediction_parsed is not None and v.gold_parsed is not None:
+        v = _quick_verdict(answer, value)
+        if v is not None and not v.equivalent and v.error is None and v.prediction_parsed is not None \
+                and v.gold_parsed is not None:
             return True
     return False
+
+
+def _quick_verdict(a: str, b: str):
+    """The judge's verdict on ``b`` for ``a`` without a sympy worker, or None when it
+    cannot decide that way (or cannot read them)."""
+    from verifier.math.judge import NeedsWorker, judge
+
+    try:
+        return judge(a, b, extract=False, fast_only=True)
+    except (NeedsWorker, TypeError, ValueError):
+        return None
 
 
 def _tail_offers_more(answer: str, tail: str) -> bool:
@@ -422,11 +430,7 @@ def _same_value(a: str, b: str) -> bool:
     b = b.rsplit("=", 1)[-1] if "=" in b and "=" not in a else b
     if _plain(a) == _plain(b) or _same_number(a, b) or _loose(a) == _loose(b):
         return True
-    from verifier.math.judge import NeedsWorker, judge
-
-    try:  # "\\dfrac{5}{36}" then "$\\frac{5}{36}$", "7i - 22" then "-22 + 7i" (check 7)
-        return judge(a, b, extract=False, fast_only=True).equivalent
-    except NeedsWorker:
-        return False  # not decided without sympy: another value, as before
-    except (TypeError, ValueError):
-        return False
+    # "\\dfrac{5}{36}" then "$\\frac{5}{36}$", "7i - 22" then "-22 + 7i" (check 7); not
+    # decided without sympy: another value, as before
+    v = _quick_verdict(a, b)
+    return v is not None and v.equivalent
