@@ -48,6 +48,13 @@ class FnJudging:
                 id="add", entry_point="add", harness="asserts", limits=lim,
                 tests=(FunctionTest(name="t1", code=put("assert add(2, 3) == 5\nassert add(-1, 1) == 0\n")),
                        FunctionTest(name="t2", code=put("assert add(10**20, 1) == 10**20 + 1\n")))),
+            # "add" with a short CPU limit: a run that must pass it in processes it started
+            # crosses it within its wall budget (3 x 0.4 s, at least +2 s) even on a busy
+            # machine, where 1 s of CPU in 3 s of wall once did not
+            "add-short": FunctionProblem(
+                id="add-short", entry_point="add", harness="asserts",
+                limits=Limits(time_limit_s=0.4, memory_mb=256),
+                tests=(FunctionTest(name="t1", code=put("assert add(2, 3) == 5\n")),)),
             # the candidate's return value goes back to it (r = f(f(x)))
             "round-trip": FunctionProblem(
                 id="round-trip", entry_point="rotate", harness="asserts", limits=lim,
