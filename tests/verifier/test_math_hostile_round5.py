@@ -54,6 +54,10 @@ def test_the_fifth_reviews_attacks_are_not_paid(category):
     ("5", "\\boxed{5}\n\nWe count non-negative solutions only.", True),
     # a pile of values after the answer
     ("5", "The answer is 5." + " $7" * 200, False),
+    # a question mark of its own and a "ballpark" note after the box (three still-paid
+    # attacks, fixed after the review); a question answered, and a "why?", stay paid
+    ("5", "\\boxed{5} (?)", False), ("5", "\\boxed{5}?", False), ("5", "\\boxed{5} (ballpark)", False),
+    ("5", "Is it 5? Yes, \\boxed{5}.", True), ("5", "\\boxed{5}. Why? Because $2+3=5$.", True),
 ])
 def test_forms_of_the_fifth_review(gold, response, paid):
     v = judge(gold, response)

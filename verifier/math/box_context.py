@@ -149,7 +149,9 @@ _DOUBT_RE = re.compile(
     r"|(?:reverse|opposite)\s+(?:is\s+)?(?:true|correct))\b"
     # the same doubts in other languages
     r"|pas\s+s[ûu]re?|nicht\s+sicher|no\s+estoy\s+segur[oa]|n[ãa]o\s+tenho\s+certeza|non\s+sono\s+sicur[oa]|"
-    r"不确定|不確定|没把握|自信がない|わからない", re.IGNORECASE)
+    r"不确定|不確定|没把握|自信がない|わからない"
+    # a question mark of its own: "\\boxed{5} (?)", "\\boxed{5}?"
+    r"|\(\s*\?+\s*\)|^\s*\?+\s*$", re.IGNORECASE)
 # a later note that scales or transforms the value ("(in hundreds)", "Multiply by 2 for the
 # final count.", "That's the radius; the diameter is twice that.")
 _SCALE_NOTE_RE = re.compile(

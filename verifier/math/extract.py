@@ -304,7 +304,7 @@ _APPROX_BEFORE_RE = re.compile(r"(?:\b(?:roughly|approximately|approx\.?|about|a
                                r"|[≈≃≅]|\\(?:approx|simeq|doteq|thickapprox|backsim|eqsim|cong|sim)(?![a-z]))"
                                r"(?:\s|\$|\\[(\[,; ]|\*\*|~|:|,)*+$", re.IGNORECASE)
 # ... or right after it: "\\boxed{12}-ish", "to the nearest integer", "(rough)", "(est.)", "± 1"
-_APPROX_AFTER_RE = re.compile(r"(?:\$|\\[)\]])*+\s*+(?:-ish\b|to\s+the\s+nearest\b|\(\s*(?:rough\w*|approx\w*|"
+_APPROX_AFTER_RE = re.compile(r"(?:\$|\\[)\]])*+\s*+(?:-ish\b|to\s+the\s+nearest\b|\(\s*(?:rough\w*|approx\w*|ballpark\w*|"
                               r"numerically|truncated|est(?:imated?)?\.?|nearest\s+\w+|to\s+\d+\s*(?:s\.?f\.?|"
                               r"significant|decimal|d\.?p\.?)[^)]*|rounded[^)]*)\s*\)|±|\\pm\b|\+/-|rounded\b)",
                               re.IGNORECASE)
