@@ -66,6 +66,29 @@ def _cpu_model() -> str:
     return platform.processor() or "?"
 
 
+def _cpu_table(rows, rounds, langs, targets) -> list[str]:
+    """Machine time per test by process role (``--cpu-split``, bench/cpu_split.py), medians of
+    rounds: where the CPU of a judged test goes, and what the machine left idle."""
+    from cpu_split import ROLES
+
+    by = {(r["round"], r["language"], r["target"]): r for r in rows}
+    out = ["## Machine time per test, by process (ms, median of rounds; `--cpu-split`)", "",
+           "| language | target | " + " | ".join(ROLES) + " | busy total |",
+           "|---|---" + "|---:" * (len(ROLES) + 1) + "|"]
+    for lang in langs:
+        for t in targets:
+            rs = [by[(k, lang, t)]["cpu_ms"] for k in rounds if "cpu_ms" in by.get((k, lang, t), {})]
+            if not rs:
+                continue
+            med = {role: _med([r[role] for r in rs]) for role in ROLES}
+            busy = _med([sum(v for role, v in r.items() if role != "idle") for r in rs])
+            out.append(f"| {lang} | {t} | " + " | ".join(_f(med[role], ".2f") for role in ROLES)
+                       + f" | {_f(busy, '.2f')} |")
+    out += ["", "Roles as in bench/cpu_split.py: `client` is the bench itself (HTTP client, or the bare "
+            "pool's threads), `bare` the programs it ran; `other` is the rest of the machine's busy time.", ""]
+    return out
+
+
 def render(args, backends: list[str], rows: list[dict], mismatches: list[str],
            load_before: str, load_after: str) -> str:
     targets = ["bare", *backends]
@@ -118,6 +141,8 @@ def render(args, backends: list[str], rows: list[dict], mismatches: list[str],
             out.append(f"| {lang} | {t} | {_f(ab, '.2f')} | {_f(cb, '.2f')} | {_f(ch, '.2f')} | "
                        f"{_f(share, '.0f')}{' %' if share == share else ''} |")
     out.append("")
+    if any("cpu_ms" in r for r in rows):
+        out += _cpu_table(rows, rounds, langs, targets)
     out.append("## Every round")
     out.append("")
     out.append("| round | language | target | runs | wall s | runs/s | vs bare (same round) |")

@@ -2,7 +2,7 @@
 
     python bench/judge_vs_bare.py [--backends local,docker] [--n 50] [--rounds 3]
                                   [--concurrency 8] [--seed 1] [--langs python,cpp]
-                                  [--baseline CHECKOUT] [--quick]
+                                  [--baseline CHECKOUT] [--cpu-split] [--quick]
 
 Workload (bench/judge_workload.py, deterministic in --seed): 7 beginner sample problems,
 the first --tests (10) tests of each; N unique Python and N unique C++ submissions, 70 % AC,
@@ -20,7 +20,9 @@ failure). Targets, alternated within each round so machine load hits all alike:
 runs/s = tests run / wall. Verdicts: every service test verdict is compared with the bare
 run's (judged by bench.judge_bare's own comparators) and every submission's overall verdict
 with the label it was generated with; any mismatch fails the run (exit 1).
-Prints the per-round and median tables and writes bench/results/judge_vs_bare.md.
+Prints the per-round and median tables and writes bench/results/judge_vs_bare.md. With
+--cpu-split, also the machine time per test by process role (service, agents, sandboxed
+processes, ...: bench/cpu_split.py), read from /proc around every round of every target.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "bench")]
 
+import cpu_split  # noqa: E402
 import judge_report  # noqa: E402
 from judge_bare import run_all  # noqa: E402
 from judge_workload import PROBLEMS, Submission, checker_of, generate  # noqa: E402
@@ -163,6 +166,12 @@ def uptime() -> str:
         return f"load average: {one:.2f}, {five:.2f}, {fifteen:.2f}"
 
 
+def _cpu_of(row: dict, before: dict | None) -> None:
+    """``--cpu-split``: the row's machine time per test by process role, since ``before``."""
+    if before is not None:
+        row["cpu_ms"] = cpu_split.per_test_ms(cpu_split.split(before, cpu_split.snapshot()), row["runs"])
+
+
 def run(args) -> int:
     backends = [b for b in args.backends.split(",") if b]
     if args.baseline:
@@ -181,16 +190,20 @@ def run(args) -> int:
         for round_no in range(1, args.rounds + 1):
             for lang in args.langs.split(","):
                 subs = workload[lang]
+                before = cpu_split.snapshot() if args.cpu_split else None
                 wall, results = judge_bare(subs, tests, round_no, args.workers)
                 bare_v = bare_verdicts(subs, results, tests)
                 mismatches += label_check(subs, bare_v, round_no)
                 rows.append(judge_report.bare_row(round_no, lang, subs, wall, results))
+                _cpu_of(rows[-1], before)
                 _progress(rows[-1])
                 for b, srv in servers.items():
+                    before = cpu_split.snapshot() if args.cpu_split else None
                     wall, replies = asyncio.run(judge_service(
                         srv.url, subs, tests, round_no, b, args.concurrency))
-                    mismatches += check(subs, tests, bare_v, replies, b, round_no)
                     rows.append(judge_report.service_row(round_no, lang, b, subs, wall, replies))
+                    _cpu_of(rows[-1], before)
+                    mismatches += check(subs, tests, bare_v, replies, b, round_no)
                     _progress(rows[-1])
     finally:
         for srv in servers.values():
@@ -230,6 +243,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--wa-pct", type=int, default=20)
     ap.add_argument("--re-pct", type=int, default=10)
+    ap.add_argument("--cpu-split", action="store_true",
+                    help="also report machine time per test by process role (bench/cpu_split.py; "
+                         "meant for an otherwise idle machine)")
     ap.add_argument("--quick", action="store_true", help="smoke run: --n 6 --rounds 1")
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "judge_vs_bare.md"),
                     help="markdown results file ('' for none; --quick writes none)")
