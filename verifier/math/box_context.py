@@ -150,6 +150,12 @@ _DOUBT_RE = re.compile(
     # the same doubts in other languages
     r"|pas\s+s[ûu]re?|nicht\s+sicher|no\s+estoy\s+segur[oa]|n[ãa]o\s+tenho\s+certeza|non\s+sono\s+sicur[oa]|"
     r"不确定|不確定|没把握|自信がない|わからない"
+    # the box disowned or held loosely (a sixth review): "Obviously wrong.", "Just kidding.",
+    # "(This is false.)", "Probably not.", ", give or take", "(among others)", "Das ist falsch."
+    r"|\b(?:(?:obviously|clearly|definitely|totally)\s+(?:wrong|false|incorrect)|just\s+kidding|"
+    r"(?:this|that|it)\s+is\s+(?:false|wrong|incorrect)\b|probably\s+not|give\s+or\s+take|among\s+others|"
+    r"das\s+ist\s+falsch|c'est\s+faux|es\s+falso|è\s+sbagliato|misschien|emin\s+değilim|belki)\b"
+    r"|это\s+неверно|это\s+неправильно|‽"
     # a question mark of its own: "\\boxed{5} (?)", "\\boxed{5}?"
     r"|\(\s*\?+\s*\)|^\s*\?+\s*$", re.IGNORECASE)
 # a later note that scales or transforms the value ("(in hundreds)", "Multiply by 2 for the

@@ -130,7 +130,12 @@ def last_boxed(text: str) -> str | None:
 # punctuation, line breaks and alignment: the boxes are one group of answers. (\boxed{4}~\boxed{3}
 # and \boxed{4} \\ \boxed{3} paid the last box: hostile review.)
 _GAP_TEXT_RE = re.compile(r"\\(?:text|mbox|mathrm)\s*\{([^{}]*)\}")
-_GAP_WORDS = {"and", "or", "vs", "versus", "lor", "vee", "resp", "respectively", "else", "otherwise"}
+_GAP_WORDS = {"and", "or", "vs", "versus", "lor", "vee", "resp", "respectively", "else", "otherwise", "xor",
+              "either",
+              # "or" in other languages ("Entweder \\boxed{5} oder \\boxed{7}" paid the 7: a hostile review)
+              "oder", "entweder", "bzw", "beziehungsweise", "ou", "soit", "o", "u", "oppure", "lub", "albo",
+              "eller", "veya", "ya", "atau", "nebo", "vagy", "ili", "vel", "hoặc", "или", "либо", "або",
+              "或", "或者", "または", "か", "또는"}
 # A box with arithmetic or notation right against it is part of a larger expression or
 # relation: -\boxed{3}, \boxed{3}0, $\boxed{3}+1$, \frac{1}{\boxed{3}}, \boxed{3}.5, \boxed{2}\pi,
 # x > \boxed{3}, "not \boxed{3}" are not 3 (a bullet "- \boxed{3}" at a line start is fine).
@@ -264,10 +269,22 @@ def _glued(between: str) -> bool:
     if len(between) > 40:
         return False
     gap = _GAP_TEXT_RE.sub(lambda m: " " + m.group(1) + " ", between)
-    gap = re.sub(r"\\(?:lor|vee)(?![A-Za-z])", " or ", gap)
+    gap = re.sub(r"\\(?:lor|vee|veebar|oplus)(?![A-Za-z])", " or ", gap)
+    gap = re.sub(r"\\(?:textbf|textit|emph)(?![A-Za-z])|[{}]", " ", gap)
     gap = re.sub(r"\\\\\s*(?:\[[^\]]*\])?|\\(?:quad|qquad|[,;:! ])|[~&/|$.]", " ", gap)
-    words = re.findall(r"[A-Za-z]+", gap)
-    return all(w.lower() in _GAP_WORDS for w in words) and not re.search(r"[=<>\\]", gap)
+    words = re.findall(r"[^\W\d_]+", gap)
+    return all(w.lower() in _gap_words() for w in words) and not re.search(r"[=<>\\]", gap)
+
+
+def _gap_words() -> frozenset:
+    """_GAP_WORDS as they look after ``plain_letters`` (Cyrillic "либо" is "либo" there)."""
+    global _GAP_WORDS_SEEN
+    if _GAP_WORDS_SEEN is None:
+        _GAP_WORDS_SEEN = frozenset(_GAP_WORDS | {plain_letters(w) for w in _GAP_WORDS})
+    return _GAP_WORDS_SEEN
+
+
+_GAP_WORDS_SEEN = None
 
 
 def _final_box_group(text: str) -> list[str] | None:
@@ -287,6 +304,8 @@ def _final_box_group(text: str) -> list[str] | None:
     values = len({b[2].strip() for b in boxes})
     if box_disowned(text, group[0][0], group[-1][1], _join([b[2] for b in group]), values):
         return []  # its words say it is not the answer
+    if _BOUND_AFTER_RE.match(text, group[-1][1]):
+        return []  # "\\boxed{7}+", "\\boxed{7} at least", "\\boxed{7} is an upper bound": a bound
     answers = [b[2] for b in group]
     if len(answers) == 1 and (_APPROX_BEFORE_RE.search(text, max(0, group[0][0] - 48), group[0][0])
                               or _APPROX_AFTER_RE.match(text, group[-1][1])):
@@ -308,6 +327,13 @@ _APPROX_AFTER_RE = re.compile(r"(?:\$|\\[)\]])*+\s*+(?:-ish\b|to\s+the\s+nearest
                               r"numerically|truncated|est(?:imated?)?\.?|nearest\s+\w+|to\s+\d+\s*(?:s\.?f\.?|"
                               r"significant|decimal|d\.?p\.?)[^)]*|rounded[^)]*)\s*\)|±|\\pm\b|\+/-|rounded\b)",
                               re.IGNORECASE)
+
+
+# right after the box: it is a bound, not the value (a sixth review)
+_BOUND_AFTER_RE = re.compile(r"(?:\$|\\[)\]])*+\s*+(?:\+(?![\d(\\{])|(?:and|or)\s+(?:up|above|more|higher|greater|over|"
+                             r"fewer|less|lower|below|under)\b|at\s+(?:the\s+)?(?:least|most|minimum|maximum)\b|"
+                             r"(?:is\s+)?an?\s+(?:upper|lower)\s+bound\b|\(\s*(?:at\s+least|at\s+most|or\s+more|"
+                             r"or\s+less|upper\s+bound|lower\s+bound|min|max)\b)", re.IGNORECASE)
 
 
 def _strip_dollars(s: str) -> str:

@@ -104,10 +104,13 @@ def _special_forms(gold: str, pred: str) -> tuple[bool, str] | None:
     # The gold decides what `a:bb` is: a time when the gold is one (12:00 is not 1:00), else
     # a ratio like any other `a:b` (gold 6:7 against 12:14 was once compared as two clock
     # times; a review found 19 of 62 equal ratios rejected that way).
-    gt = time_of_day(g)
+    gt, pt = time_of_day(g), time_of_day(p)
     if gt:
-        pt = time_of_day(p)
         return (gt == pt, "times equal" if gt == pt else f"times differ ({gt} vs {pt})")
+    if pt and (pt.endswith("m") or re.search(r":0\d", pt)):
+        # a clock time (a.m./p.m., or minutes with a leading zero) is no ratio: "10:05" was
+        # paid for gold 2 and for the time 10:05 (a hostile review's double coverage)
+        return (False, f"a time against a non-time ({pt})")
     claim = claim_forms(g, p)
     if claim is not None:
         return claim
@@ -239,8 +242,11 @@ def _judge_value(gold: str, prediction: str, *, timeout_s: float = 5.0,
         return verdict(False, "gold too large", error="gold answer is too large to evaluate")
     except ParseError:
         g_node = None  # math-verify may still read it (in the worker)
-    if g_node is not None and g_node[0] == "num" and _DECIMAL_COMMA_RE.fullmatch(p_norm):
-        p_norm = p_norm.replace(",", ".")  # "2,5" against a single number is 2.5
+    if g_node is not None and g_node[0] == "num" and _DECIMAL_COMMA_RE.fullmatch(p_norm) \
+            and p_norm.rstrip("0")[-1] != ",":
+        # "2,5" against a single number is 2.5; "5,0" is not 5: it was paid for gold 5 and,
+        # as a list, for 0, 5 (a policy unsure whether 0 counts would win either way)
+        p_norm = p_norm.replace(",", ".")
     g_shown = _fast_render(g_node) if g_node else None
     try:
         p_node = parse(p_norm)

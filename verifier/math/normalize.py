@@ -23,6 +23,8 @@ Policies decided here (documented in docs of ``verifier.math``):
 from __future__ import annotations
 
 import re
+import unicodedata
+from fractions import Fraction
 
 from verifier.math.extract import _brace_pairs
 
@@ -30,11 +32,11 @@ _UNICODE = {
     "−": "-", "–": "-", "×": "\\times ", "·": "\\cdot ", "÷": "\\div ", "π": "\\pi ",
     "∞": "\\infty ", "≤": "\\le ", "≥": "\\ge ", "≠": "\\ne ", "√": "\\sqrt ", "∪": "\\cup ",
     "°": "^\\circ", "…": "\\ldots ", "\u00a0": " ", "\u2009": " ", "\u202f": " ",
-    # more minus signs, superscript powers, vulgar fractions, invisible characters
+    # more minus signs, superscript powers, invisible characters (vulgar fractions: _VULGAR)
     "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2212": "-", "\ufe63": "-", "\uff0d": "-",
     "²": "^{2}", "³": "^{3}", "¹": "^{1}", "⁰": "^{0}", "⁴": "^{4}", "⁵": "^{5}", "⁶": "^{6}",
-    "⁷": "^{7}", "⁸": "^{8}", "⁹": "^{9}", "½": "(1/2)", "⅓": "(1/3)", "⅔": "(2/3)", "¼": "(1/4)",
-    "¾": "(3/4)", "\u200b": "", "\u200c": "", "\u200d": "", "\u2060": "", "\ufeff": "",
+    "⁷": "^{7}", "⁸": "^{8}", "⁹": "^{9}",
+    "\u200b": "", "\u200c": "", "\u200d": "", "\u2060": "", "\ufeff": "",
 }
 _UNIT_WORDS = (
     r"(?:square\s+|sq\.?\s+|cubic\s+)?(?:units?|cm|mm|km|m|meters?|metres?|centimeters?|"
@@ -314,9 +316,15 @@ def plain_text(s: str) -> str:
     return m.group(1).strip() if m else s
 
 
+# a.m./p.m. written as text inside math: "3:30\\text{ p.m.}", "4:40 \\mathrm{PM}" (once read as the
+# ratio 3/30, so "2:20" was paid for a 3:30 p.m. gold: a hostile review)
+_TIME_TEXT_RE = re.compile(r"\\(?:text|mbox|mathrm|textnormal|rm)\s*+\{([^{}]*+)\}")
+
+
 def time_of_day(s: str) -> str | None:
     """``h:mm[:ss][am|pm]`` as a canonical string, None when ``s`` is not a time."""
-    m = _TIME_RE.fullmatch(_COLON_RE.sub(":", s).strip())
+    s = _TIME_TEXT_RE.sub(lambda m: " " + m.group(1) + " ", _COLON_RE.sub(":", s))
+    m = _TIME_RE.fullmatch(re.sub(r"\\[,;:! ]|~", " ", s).strip())
     if not m or int(m.group(2)) > 59 or (m.group(3) and int(m.group(3)) > 59):
         return None
     ampm = (m.group(4) or "").replace(".", "").replace(" ", "").lower()
@@ -430,10 +438,24 @@ def _unicode_roots(s: str) -> str:
     return "".join(out)
 
 
+# Unicode vulgar fractions, and a whole number right before one: a mixed number ("3½" is
+# 3 + 1/2, "-2½" is -(2 + 1/2); "3½" was once 3 times 1/2: a hostile review)
+_VULGAR = {c: "(%d/%d)" % Fraction(unicodedata.numeric(c)).limit_denominator(12).as_integer_ratio()
+           for c in "½⅓⅔¼¾⅕⅖⅗⅘⅙⅚⅐⅛⅜⅝⅞⅑⅒"}
+_MIXED_UNICODE_RE = re.compile(r"(-?)(\d+)\s?([" + "".join(_VULGAR) + "])")
+
+
+def _unicode_fractions(s: str) -> str:
+    s = _MIXED_UNICODE_RE.sub(lambda m: "%s(%s+%s)" % (m.group(1), m.group(2), _VULGAR[m.group(3)][1:-1]), s)
+    return "".join(_VULGAR.get(c, c) for c in s)
+
+
 def normalize(s: str) -> str:
     """Canonical spelling of an answer string; raises nothing, may return ''."""
     if "√" in s:
         s = _unicode_roots(s)
+    if any(c in _VULGAR for c in s):
+        s = _unicode_fractions(s)
     for k, v in _UNICODE.items():
         s = s.replace(k, v)
     s = strip_wrappers(s)

@@ -283,7 +283,23 @@ def _named_values(node: list) -> list | None:
     names = [n for n, _ in pairs]
     if len(set(names)) != len(names) or any(_symbols(v) & set(names) for _, v in pairs):
         return None
-    return ["tuple", [v for _, v in sorted(pairs, key=lambda nv: _natural(nv[0]))]]
+    pairs.sort(key=lambda nv: _natural(nv[0]))
+    if not _conventional_order([n for n, _ in pairs]):
+        return None
+    return ["tuple", [v for _, v in pairs]]
+
+
+def _conventional_order(names: list[str]) -> bool:
+    """Names whose sorted order is the order a tuple of them is written in: consecutive
+    letters (x, y, z; a, b, c; m, n), (h, k), (r, theta) or one name with indices (x_1, x_2). Other sets have
+    no order the judge can know: (n, k), (r, theta), (rho, theta, phi) were once put in
+    alphabetical order, so a wrong assignment was paid (a hostile review)."""
+    if [n.lstrip("\\") for n in names] in (["h", "k"], ["r", "theta"]):
+        return True  # a centre or vertex (h, k); polar coordinates (r, theta)
+    if all(len(n) == 1 and n.isascii() and n.isalpha() for n in names):
+        return all(ord(b) - ord(a) == 1 for a, b in zip(names, names[1:]))
+    bases = {re.sub(r"_\{?\d+\}?$", "", n) for n in names}
+    return len(bases) == 1 and all(re.search(r"_\{?\d+\}?$", n) for n in names)
 
 
 def _as_vector(node: list) -> list | None:
