@@ -15,7 +15,8 @@ written forms gave ways in. Fixed here, each with the form it was found in and c
 - two boxes joined by "or" in another language (oder, ou, либо, 或 ...) paid the last box;
 - a box disowned or held loosely after it ("Obviously wrong.", "Just kidding.", "Das ist
   falsch.", "give or take", "(among others)") or marked as a bound ("+", "at least", "and
-  up", "is an upper bound") was paid.
+  up", "is an upper bound") was paid;
+- an ISO date gold (2021-08-25) was computed as 2021 - 8 - 25, so 1988 was paid for it.
 """
 
 from __future__ import annotations
@@ -64,6 +65,9 @@ B = "\\boxed"
     ("7", f"{B}{{7}}+", False), ("7", f"{B}{{7}} and up", False),
     ("7", f"So ${B}{{7}}$.", True), ("7", f"{B}{{7}}. Check: $3+4=7$ is true.", True),
     ("7", f"{B}{{7}} apples in total.", True),
+    # an ISO date is a date, not 2021 - 8 - 25
+    ("2021-08-25", f"{B}{{1988}}", False), ("1988", f"{B}{{2021-08-25}}", False),
+    ("2021-08-25", f"{B}{{August 25, 2021}}", True), ("2021-08-25", f"{B}{{2021-08-25}}", True),
 ])
 def test_forms_of_the_sixth_review(gold, response, paid):
     v = judge(gold, response)

@@ -20,10 +20,17 @@ _DATE_RES = [re.compile(_MONTH_RE + r"\s+" + _DAY_RE + _YEAR_RE, re.I),
              re.compile(_DAY_RE + r"\s+(?:of\s+)?" + _MONTH_RE + _YEAR_RE, re.I)]
 
 
+# an ISO date (2021-08-25): once computed as 2021 - 8 - 25, so 1988 was paid for it (a review)
+_ISO_DATE_RE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+
+
 def date_answer(text: str) -> tuple[int, int, int | None] | None:
     """(month, day, year or None) when ``text`` is a calendar date written with a month
-    name, else None."""
+    name or as an ISO date (yyyy-mm-dd), else None."""
     t = text.strip().rstrip(".").strip()
+    iso = _ISO_DATE_RE.fullmatch(t)
+    if iso and 1 <= int(iso[2]) <= 12 and 1 <= int(iso[3]) <= 31:
+        return int(iso[2]), int(iso[3]), int(iso[1])
     for rx in _DATE_RES:
         m = rx.fullmatch(t)
         if m:
@@ -56,6 +63,8 @@ def claim_forms(gold: str, pred: str) -> tuple[bool, str] | None:
             return False, "a date is the answer"
         same = gd[:2] == pd[:2] and (gd[2] is None or gd[2] == pd[2])
         return same, "dates equal" if same else "dates differ"
+    if _ISO_DATE_RE.fullmatch(pred.strip().rstrip(".").strip()) and date_answer(pred) is not None:
+        return False, "a date against a non-date"  # 2021-08-25 is no difference of numbers
     if empty_claim(gold):
         same = empty_claim(pred)
         return same, "no solution either way" if same else "the answer is that there is none"
