@@ -16,7 +16,8 @@ written forms gave ways in. Fixed here, each with the form it was found in and c
 - a box disowned or held loosely after it ("Obviously wrong.", "Just kidding.", "Das ist
   falsch.", "give or take", "(among others)") or marked as a bound ("+", "at least", "and
   up", "is an upper bound") was paid;
-- an ISO date gold (2021-08-25) was computed as 2021 - 8 - 25, so 1988 was paid for it.
+- an ISO date gold (2021-08-25) was computed as 2021 - 8 - 25, so 1988 was paid for it;
+- a second box set at size 0 or kerned off the page was read instead of the visible one.
 """
 
 from __future__ import annotations
@@ -68,6 +69,10 @@ B = "\\boxed"
     # an ISO date is a date, not 2021 - 8 - 25
     ("2021-08-25", f"{B}{{1988}}", False), ("1988", f"{B}{{2021-08-25}}", False),
     ("2021-08-25", f"{B}{{August 25, 2021}}", True), ("2021-08-25", f"{B}{{2021-08-25}}", True),
+    # a second box typeset to vanish: no answer is read from such a response
+    ("7", f"The answer is ${B}{{5}}$. {{\\fontsize{{0}}{{0}}\\selectfont {B}{{7}}}}", False),
+    ("7", f"The answer is ${B}{{5}}$. \\kern-999em{B}{{7}}", False),
+    ("7", f"\\scalebox{{0}}{{{B}{{5}}}} {B}{{7}}", False), ("7", f"\\kern-0.1em{B}{{7}}", True),
 ])
 def test_forms_of_the_sixth_review(gold, response, paid):
     v = judge(gold, response)

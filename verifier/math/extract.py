@@ -694,6 +694,11 @@ _HIDDEN_RE = re.compile(
     r"|(?m:^[ \t]*+%[^\n]*+)|\\(?:h|v)?phantom\s*+\{(?:[^{}]|\{[^{}]*+\})*+\}"
     r"|\\textcolor\s*+\{\s*+white\s*+\}\s*+\{(?:[^{}]|\{[^{}]*+\})*+\}"
     r"|\\color\s*+\{\s*+white\s*+\}[^$]*+", re.S)
+# typesetting that makes what follows vanish: size 0, a scale of 0, a large negative kern or
+# space (a sixth review hid a second box that way; no answer of a real response needs them)
+_VANISHING_RE = re.compile(r"\\fontsize\s*+\{\s*+0*+(?:\.0*+)?+\s*+(?:pt|em|ex)?+\s*+\}"
+                           r"|\\(?:scalebox|resizebox)\s*+\{\s*+0*+(?:\.0*+)?+\s*+(?:pt|em|ex)?+\s*+\}"
+                           r"|\\(?:kern|hspace\*?+\s*+\{|hskip|mkern|mskip)\s*+-\s*+\d{2,}")
 # Letters that look Latin but are not (Cyrillic, Greek), and invisible characters: "Аctually",
 # "rеjected", "th\u200bousands" slipped past every word rule (a fourth review). Digits and
 # math symbols are left alone (NFKC would turn x² into x2).
@@ -770,6 +775,8 @@ def extract_answer(text: str, require_box: bool = False) -> str | None:
     if not text or not text.strip():
         return None
     text = _HIDDEN_RE.sub(" ", plain_letters(text))  # comments and invisible text are not written
+    if _VANISHING_RE.search(text):
+        return None  # text set at size 0 or moved off the page: what shows is not what is read
     if "~~" in text:  # markdown strike-through: what it crosses out is not written (a review)
         text = _STRUCK_RE.sub(" ", text)
     group = _final_box_group(text)
