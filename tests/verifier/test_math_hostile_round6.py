@@ -77,3 +77,46 @@ B = "\\boxed"
 def test_forms_of_the_sixth_review(gold, response, paid):
     v = judge(gold, response)
     assert v.equivalent is paid, v
+
+
+# Hostile math review 7 (the same day, after the fixes above; a fresh helper with the service
+# and the docs): 3,985 attempts, 381 findings, most of them variants of a few families. Fixed:
+# a conclusion word before another value after the box ("Hence 7."), revision words in more
+# languages, "no" after a yes/true box, relations and bounds right before or after the box
+# (ASCII >=, !=, "mindestens", "至少", "oder mehr", "at the very least"), disowning notes
+# ("(withdrawn)", "jk", "wrong" in other languages), layout commands between two boxes, "or" in
+# more languages, ISO dates with one-digit parts or other dashes, an en dash between numbers (a
+# range, not a difference), ASCII +- (plus-minus), scale words in other languages, and a
+# labelled point against an interval (and the reverse).
+@pytest.mark.parametrize("gold, response, paid", [
+    ("5", f"The answer is ${B}{{5}}$. Hence 7.", False), ("5", f"{B}{{5}}. Thus 7.", False),
+    ("5", f"{B}{{5}}. Aslında cevap 7.", False), ("5", f"{B}{{5}}. Eigenlijk 7.", False),
+    ("5", f"{B}{{5}}. Hence the total is $5$.", True),
+    ("Yes", f"{B}{{Yes}}. Never.", False), ("Yes", f"{B}{{Yes}}. Absolutely not.", False),
+    ("Yes", f"{B}{{Yes}}. Нет.", False), ("Yes", f"{B}{{Yes}}。其实不是。", False),
+    ("True", f"{B}{{True}}. Not true.", False), ("Monday", f"{B}{{Monday}}. Tuesday is right.", False),
+    ("No", f"{B}{{No}}. No.", True), ("No", f"{B}{{No}}. Never.", True), ("Yes", f"{B}{{Yes}}. Yes.", True),
+    ("Yes", f"{B}{{Yes}}. No further work is needed.", True),
+    ("5", f"$x != {B}{{5}}$", False), ("5", f"$x >= {B}{{5}}$", False), ("5", f"$x ≧ {B}{{5}}$", False),
+    ("5", f"$x \\geqq {B}{{5}}$", False), ("5", f"$x = {B}{{5}}$", True),
+    ("5", f"Die Antwort ist mindestens ${B}{{5}}$.", False), ("5", f"至少{B}{{5}}", False),
+    ("5", f"не менее {B}{{5}}", False), ("5", f"between 4 and {B}{{5}}", False),
+    ("5", f"{B}{{5}} at the very least", False), ("5", f"{B}{{5}} oder mehr", False), ("5", f"{B}{{5}}以上", False),
+    ("5", f"Die Antwort ist {B}{{5}}.", True), ("5", f"La réponse est {B}{{5}}.", True),
+    ("7", f"{B}{{7}} (withdrawn)", False), ("7", f"{B}{{7}} jk", False), ("7", f"{B}{{7}}。错误。", False),
+    ("7", f"{B}{{5}}\\enspace{B}{{7}}", False), ("7", f"{B}{{5}}\\hfill{B}{{7}}", False),
+    ("7", f"{B}{{5}} ή {B}{{7}}", False), ("7", f"{B}{{5}} أو {B}{{7}}", False), ("7", f"{B}{{5}} tai {B}{{7}}", False),
+    ("1988", f"{B}{{2021-8-25}}", False), ("1988", f"{B}{{2021–08–25}}", False),
+    ("2021-08-25", f"{B}{{2021–08–25}}", True),
+    ("-4", f"{B}{{1–5}}", False), ("-3", f"{B}{{–3}}", True),
+    ("-3", f"{B}{{+-3}}", False), ("\\pm 3", f"{B}{{+/-3}}", True), ("2", f"{B}{{5 + -3}}", True),
+    ("3", f"{B}{{3 \\text{{ tausend}}}}", False), ("3000", f"{B}{{3 \\text{{ tausend}}}}", True),
+    ("30000", f"{B}{{3万}}", True),
+    ("(x,y)=(1,2)", f"{B}{{1<x<2}}", False), ("x=1, y=2", f"{B}{{x \\in (1,2)}}", False),
+    ("1<x<2", f"{B}{{(x, y) = (1, 2)}}", False),
+    ("(1,2)", f"{B}{{1<x<2}}", True), ("(x,y)=(1,2)", f"{B}{{x=1, y=2}}", True),
+    ("[1,2)", f"{B}{{1 \\le x < 2}}", True),
+])
+def test_forms_of_the_seventh_review(gold, response, paid):
+    v = judge(gold, response)
+    assert v.equivalent is paid, v

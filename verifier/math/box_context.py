@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from verifier.math.extract import (FOREIGN_CONDITIONS, FOREIGN_NUMBER_RE, FOREIGN_REVISIONS, _HEDGE_RE, _INTERMEDIATE_RE, _NEGATED_NOTE_RE,
+from verifier.math.extract import (FOREIGN_CONDITIONS, _both_cases, FOREIGN_NUMBER_RE, FOREIGN_REVISIONS, _HEDGE_RE, _INTERMEDIATE_RE, _NEGATED_NOTE_RE,
                                    _NUMBER_WORD_RE, _REVISION_RE, OTHER_LANGUAGE_PHRASES, _squeeze)
 
 _NEAR = 240
@@ -156,6 +156,10 @@ _DOUBT_RE = re.compile(
     r"(?:this|that|it)\s+is\s+(?:false|wrong|incorrect)\b|probably\s+not|give\s+or\s+take|among\s+others|"
     r"das\s+ist\s+falsch|c'est\s+faux|es\s+falso|è\s+sbagliato|misschien|emin\s+değilim|belki)\b"
     r"|это\s+неверно|это\s+неправильно|‽"
+    r"|\(\s*(?:erroneous|withdrawn|retracted|joke|fake|sarcasm|I\s+think|not\s+really|kidding)\s*\)"
+    r"|(?<![A-Za-z])(?:jk|/s)(?![A-Za-z])|\bwrong\s+answer\b"
+    r"|\b(?:fout|yanlış|väärin|błędn\w*|niepoprawn\w*|fel|forkert|feil|λάθος|λανθασμέν\w*)\b"
+    r"|错误|錯誤|不正确|間違い|まちがい|틀렸|틀린|오답|خطأ|خاطئ|שגוי"
     # a question mark of its own: "\\boxed{5} (?)", "\\boxed{5}?"
     r"|\(\s*\?+\s*\)|^\s*\?+\s*$", re.IGNORECASE)
 # a later note that scales or transforms the value ("(in hundreds)", "Multiply by 2 for the
@@ -226,7 +230,9 @@ _CLAIM_LEAD = {"is", "are", "was", "be", "it's", "its", "that's", "say", "says",
                "maybe", "perhaps", "honestly", "but", "no", "nein", "rather", "mean", "instead", "so",
                "although", "though", "as", "really", "fact", "actually", "get", "gets", "got", "claim",
                "claims", "pick", "choose", "with", "make", "vs", "versus", "equals", "gives", "yes",
-               "report", "reports", "reported", "suggest", "suggests", "prefer", "try"}
+               "report", "reports", "reported", "suggest", "suggests", "prefer", "try",
+               # concluding words ("\\boxed{5}. Hence 7.": a seventh review)
+               "hence", "thus", "therefore", "finally", "namely", "ergo", "consequently"}
 
 
 def _word_offered(answer: str, sentence: str) -> bool:
@@ -241,12 +247,30 @@ def _word_offered(answer: str, sentence: str) -> bool:
             if letter != box and (m.group(2) or m.group(1).isupper()):
                 return True
         return False
+    if box in _SAME_WORD["yes"] and _REVERSAL_RE.fullmatch(sentence.strip()):
+        return True  # "\\boxed{Yes}. Never.", "Absolutely not.", "Not true.", "其实不是。", "Нет."
     for words in _WORD_CLASSES:
         if box in words:
             same = _SAME_WORD.get(box, {box})
             return any(w.lower() in words and w.lower() not in same
-                       for w in re.findall(r"\b([A-Za-z]+)(?=\s*(?:[.,!;)—]|$))", sentence))
+                       for w in re.findall(r"\b([A-Za-z]+)(?=\s*(?:[.,!;)—]|$)|\s+(?:is|was)\s+"
+                                           r"(?:right|correct|the\s+answer)\b|\s+instead\b)", sentence))
     return False
+
+
+# a sentence that only says no (after a yes/no or true/false box): a seventh review's
+# "\\boxed{Yes}. Never." and "no" in twenty languages; a lead-in word may come first
+_REVERSAL_RE = re.compile(
+    r"\W*+(?:(?:absolutely|definitely|certainly|actually|in\s+fact|wait|hmm+|well|oh|sorry|so|then|"
+    r"en\s+fait|eigentlich|en\s+realidad|de\s+hecho|na\s+verdade|in\s+realt[àa]|на\s+самом\s+деле|"
+    r"<CYR_LEAD>|其实|其實|实际上|實際上|実は|사실|aslında|właściwie|faktiskt|eigenlijk)[\s,!:]*+)*+"
+    r"(?:no+|nope|nah|never|not(?:\s+(?:true|so|really|at\s+all))?|false|wrong|incorrect|non|nein|n[ãa]o|nie|nej|nee|"
+    r"hay[ıi]r|ei|ne|όχι|<CYR_NO>|不是|不|否|不对|不對|错|錯|没有|沒有|いいえ|違う|ちがう|아니요|아니|"
+    r"لا|לא|नहीं|ไม่|không)\W*+"
+    # Cyrillic as plain_letters leaves it (look-alike letters Latin: "Нет" reads "Heт")
+    .replace("<CYR_LEAD>", "".join(_both_cases(c) for c in "на самом деле|наоборот").replace(" ", r"\s+"))
+    .replace("<CYR_NO>", "".join(_both_cases(c) for c in "нет|не так|неверно").replace(" ", r"\s+")),
+    re.IGNORECASE)
 
 
 def _restated(answer: str, sentence: str) -> bool:

@@ -21,7 +21,9 @@ _DATE_RES = [re.compile(_MONTH_RE + r"\s+" + _DAY_RE + _YEAR_RE, re.I),
 
 
 # an ISO date (2021-08-25): once computed as 2021 - 8 - 25, so 1988 was paid for it (a review)
-_ISO_DATE_RE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+# (also 2021-8-25, en/em dashes and a dash in \text: a seventh review computed those too)
+_DASH = r"\s*+(?:[-‐‑‒–—−]|\\text\s*+\{\s*+[-‐‑‒–—−]\s*+\})\s*+"
+_ISO_DATE_RE = re.compile(r"(\d{4})" + _DASH + r"(\d{1,2})" + _DASH + r"(\d{1,2})")
 
 
 def date_answer(text: str) -> tuple[int, int, int | None] | None:

@@ -135,7 +135,11 @@ _GAP_WORDS = {"and", "or", "vs", "versus", "lor", "vee", "resp", "respectively",
               # "or" in other languages ("Entweder \\boxed{5} oder \\boxed{7}" paid the 7: a hostile review)
               "oder", "entweder", "bzw", "beziehungsweise", "ou", "soit", "o", "u", "oppure", "lub", "albo",
               "eller", "veya", "ya", "atau", "nebo", "vagy", "ili", "vel", "hoặc", "или", "либо", "або",
-              "或", "或者", "または", "か", "또는"}
+              "或", "或者", "または", "か", "또는",
+              # a seventh review's: Greek, Hindi, Arabic, Hebrew, Turkish, Finnish, Korean, Thai,
+              # Romanian, Chinese, Japanese, and compounds (ou então, или же, und/oder, et/ou)
+              "ή", "या", "أو", "או", "da", "tai", "혹은", "หรือ", "sau", "还是", "要么", "あるいは",
+              "então", "же", "und", "et", "y", "e", "i", "og", "en", "ve", "ja"}
 # A box with arithmetic or notation right against it is part of a larger expression or
 # relation: -\boxed{3}, \boxed{3}0, $\boxed{3}+1$, \frac{1}{\boxed{3}}, \boxed{3}.5, \boxed{2}\pi,
 # x > \boxed{3}, "not \boxed{3}" are not 3 (a bullet "- \boxed{3}" at a line start is fine).
@@ -150,7 +154,8 @@ _GREEK_NAMES = ("alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|varthe
                 "rho|sigma|tau|upsilon|phi|varphi|chi|psi|omega|Gamma|Delta|Theta|Lambda|Sigma|Phi|Psi|Omega")
 # notation before a box that makes it an operand, whatever spacing lies between
 _OPERAND_BEFORE_RE = re.compile(
-    r"(?:\S\s*+(?:[-+/×·÷]|(?<!\*)\*|\\(?:pm|mp|cdot|times|div|ast))|[−±∓√∛∜]|[\d^_{|]|\d\.|[<>≠≤≥∝≡]"
+    r"(?:\S\s*+(?:[-+/×·÷]|(?<!\*)\*|\\(?:pm|mp|cdot|times|div|ast))|[−±∓√∛∜]|[\d^_{|]|\d\.|[<>≠≤≥∝≡]|[!<>]=|=<|=>"
+    r"|[≧≦⩽⩾≱≰≮≯≪≫‹›≺≻≼≽]|\\(?:geqq|leqq|gneqq?|lneqq?|gg|ll|ngeq|nleq|ngtr|nless|succ|prec|succeq|preceq)"
     r"|\\left\s*+[(\[|]|[-+−±]\s*+\(|\\sqrt\s*+\[|&[a-z]++;"
     r"|\\(?:neq?|leq?|geq?|lt|gt|leqslant|geqslant|not|notin|lnot|neg|propto|equiv|sim|cong|pi|sqrt"
     r"|frac|dfrac|tfrac|cdot|times|div|pm|mp|ast|log|ln|lg|exp|sin|cos|tan|sec|csc|cot|arcsin|arccos"
@@ -272,6 +277,11 @@ def _glued(between: str) -> bool:
     gap = re.sub(r"\\(?:lor|vee|veebar|oplus)(?![A-Za-z])", " or ", gap)
     gap = re.sub(r"\\(?:textbf|textit|emph)(?![A-Za-z])|[{}]", " ", gap)
     gap = re.sub(r"\\\\\s*(?:\[[^\]]*\])?|\\(?:quad|qquad|[,;:! ])|[~&/|$.]", " ", gap)
+    # spacing and layout commands typeset nothing between two answers (a seventh review)
+    gap = re.sub(r"\\(?:enspace|enskip|thinspace|negthinspace|hfill|hfil|vfill|newline|linebreak|par|"
+                 r"medskip|smallskip|bigskip|relax|strut|cr|hline|break|allowbreak|noindent|"
+                 r"(?:kern|hskip|mkern|mskip|hspace\*?|vspace\*?)\s*[-+]?\s*[\d.]*\s*(?:em|ex|pt|mu|cm|mm|in)?)"
+                 r"(?![A-Za-z])", " ", gap)
     words = re.findall(r"[^\W\d_]+", gap)
     return all(w.lower() in _gap_words() for w in words) and not re.search(r"[=<>\\]", gap)
 
@@ -304,7 +314,8 @@ def _final_box_group(text: str) -> list[str] | None:
     values = len({b[2].strip() for b in boxes})
     if box_disowned(text, group[0][0], group[-1][1], _join([b[2] for b in group]), values):
         return []  # its words say it is not the answer
-    if _BOUND_AFTER_RE.match(text, group[-1][1]):
+    if _BOUND_AFTER_RE.match(text, group[-1][1]) or _BOUND_BEFORE_RE.search(text, max(0, group[0][0] - 64),
+                                                                             group[0][0]):
         return []  # "\\boxed{7}+", "\\boxed{7} at least", "\\boxed{7} is an upper bound": a bound
     answers = [b[2] for b in group]
     if len(answers) == 1 and (_APPROX_BEFORE_RE.search(text, max(0, group[0][0] - 48), group[0][0])
@@ -331,7 +342,9 @@ _APPROX_AFTER_RE = re.compile(r"(?:\$|\\[)\]])*+\s*+(?:-ish\b|to\s+the\s+nearest
 
 # right after the box: it is a bound, not the value (a sixth review)
 _BOUND_AFTER_RE = re.compile(r"(?:\$|\\[)\]])*+\s*+(?:\+(?![\d(\\{])|(?:and|or)\s+(?:up|above|more|higher|greater|over|"
-                             r"fewer|less|lower|below|under)\b|at\s+(?:the\s+)?(?:least|most|minimum|maximum)\b|"
+                             r"fewer|less|lower|below|under)\b|at\s+(?:the\s+)?(?:very\s+)?(?:least|most|minimum|maximum)\b|"
+                             r"\(\s*at\s+(?:the\s+)?(?:minimum|maximum|least|most)\b|oder\s+(?:mehr|weniger)|o\s+(?:más|menos|più|meno)|"
+                             r"ou\s+(?:plus|moins|mais)|или\s+(?:больше|меньше|более|менее)|以上|以下|或更多|或更少|이상|이하|"
                              r"(?:is\s+)?an?\s+(?:upper|lower)\s+bound\b|\(\s*(?:at\s+least|at\s+most|or\s+more|"
                              r"or\s+less|upper\s+bound|lower\s+bound|min|max)\b)", re.IGNORECASE)
 
@@ -696,9 +709,13 @@ _HIDDEN_RE = re.compile(
     r"|\\color\s*+\{\s*+white\s*+\}[^$]*+", re.S)
 # typesetting that makes what follows vanish: size 0, a scale of 0, a large negative kern or
 # space (a sixth review hid a second box that way; no answer of a real response needs them)
-_VANISHING_RE = re.compile(r"\\fontsize\s*+\{\s*+0*+(?:\.0*+)?+\s*+(?:pt|em|ex)?+\s*+\}"
-                           r"|\\(?:scalebox|resizebox)\s*+\{\s*+0*+(?:\.0*+)?+\s*+(?:pt|em|ex)?+\s*+\}"
-                           r"|\\(?:kern|hspace\*?+\s*+\{|hskip|mkern|mskip)\s*+-\s*+\d{2,}")
+_VANISHING_RE = re.compile(r"\\fontsize\s*+\{\s*+0*+(?:\.\d*+)?+\s*+(?:pt|em|ex|px)?+\s*+\}"
+                           r"|\\(?:scalebox|resizebox)\s*+\{\s*+0*+(?:\.\d*+)?+\s*+(?:pt|em|ex)?+\s*+\}"
+                           r"|\\(?:kern|hspace\*?+\s*+\{|hskip|mkern|mskip)\s*+-\s*+(?:\d{2,}|[1-9](?:\.\d*+)?+\s*+(?:em|in|cm)|"
+                           r"\d*+\.?\d++\s*+(?:in|cm)\b)"
+                           # a TeX conditional (\ifx a b ... \fi) and markdown/XML comment forms
+                           r"|\\if(?:x|num|dim|case|odd|true|false)?(?![a-zA-Z])"
+                           r"|(?m:^\s*+\[[^\]\n]*+\]:\s*+(?:<>|#)\s*+\()|<!\[CDATA\[")
 # Letters that look Latin but are not (Cyrillic, Greek), and invisible characters: "Аctually",
 # "rеjected", "th\u200bousands" slipped past every word rule (a fourth review). Digits and
 # math symbols are left alone (NFKC would turn x² into x2).
@@ -750,7 +767,10 @@ FOREIGN_HEDGES = _words(
 FOREIGN_REVISIONS = _words(
     r"en\s+fait|attend(?:ez|s)?|en\s+realidad|de\s+hecho|espera|na\s+verdade|in\s+realt[àa]|aspetta|"
     r"eigentlich|tats[äa]chlich|warte|korrektur|correcci[oó]n|corre[cç][aã]o|non(?!-)|nein|nee|nope|"
-    r"en\s+r[ée]alit[ée]|anzi|ou|oppure|oder|o\s+(?:tal\s+vez|bien|quiz[aá]s?)|ou\s+talvez",
+    r"en\s+r[ée]alit[ée]|anzi|ou|oppure|oder|o\s+(?:tal\s+vez|bien|quiz[aá]s?)|ou\s+talvez|"
+    # a seventh review's: Turkish, Polish, Swedish, Danish, Norwegian, Dutch, Finnish
+    r"aslında|asl[ıi]nda|w[łl]a[śs]ciwie|w\s+zasadzie|faktiskt|egentligen|faktisk|egentlig|eigenlijk|"
+    r"in\s+feite|itse\s+asiassa|oikeastaan",
     r"на\s+самом\s+деле|подожди|стоп|нет|исправление|или",
     r"等等|等一下|应为|應為|错了|錯了|其实|其實|实际上|實際上|不对|不對|更正|実は|待って|いや|或者|或是")
 # numbers written other ways than ASCII digits, for "a revision word, then a value": circled
@@ -768,6 +788,16 @@ FOREIGN_CONDITIONS = _words(
     r"如果|假如|若|当|もし|場合")
 _HEDGE_RE = re.compile(_HEDGE_RE.pattern + "|" + FOREIGN_HEDGES, re.IGNORECASE)
 _REVISION_RE = re.compile(_REVISION_RE.pattern + "|" + FOREIGN_REVISIONS, re.IGNORECASE)
+# a bound right before the box, in words ("mindestens \\boxed{5}", "至少\\boxed{5}", "between 4 and
+# \\boxed{5}", "lower bound: \\boxed{5}": a seventh review; the one-word English ones are
+# _WORD_BEFORE's)
+_BOUND_BEFORE_RE = re.compile("(?:" + _words(
+    r"mindestens|h[öo]chstens|au\s+moins|au\s+plus|al\s+menos|a\s+lo\s+sumo|almeno|al\s+massimo|"
+    r"pelo\s+menos|no\s+m[áa]ximo|co\s+najmniej|co\s+najwy[żz]ej|minstens|hoogstens|en\s+az|en\s+fazla|"
+    r"v[äa]hint[äa][äa]n|enint[äa][äa]n|minst|h[öo]gst|greater\s+than\s+or\s+equal\s+to|"
+    r"less\s+than\s+or\s+equal\s+to|(?:lower|upper)\s+bound(?:\s+is)?|between\s+\S{1,20}\s+and|ca\.?",
+    r"не\s+менее|не\s+более|по\s+крайней\s+мере|как\s+минимум|как\s+максимум|минимум|максимум",
+    r"至少|最多|最低|最高|不少于|不超过|少なくとも|多くとも|최소|최대") + r")[\s:$*~(\[\\]*+$", re.IGNORECASE)
 
 
 def extract_answer(text: str, require_box: bool = False) -> str | None:

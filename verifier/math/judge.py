@@ -98,6 +98,22 @@ def _fast_render(node: list) -> str:
     return json.dumps(node)
 
 
+_LABELLED_POINT_RE = re.compile(r"\s*+\(?\s*+[A-Za-z](?:_\{?\d+\}?)?(?:\s*+,\s*+[A-Za-z](?:_\{?\d+\}?)?)++\s*+\)?\s*+=\s*+\(")
+_NAMED_VALUES_RE = re.compile(r"\s*+[A-Za-z]\s*+=\s*+[^,;<>=]+(?:[,;]\s*+(?:\\text\{\s*and\s*\}\s*+)?[A-Za-z]\s*+=\s*+[^,;<>=]+)++")
+_INTERVAL_MARK_RE = re.compile(r"<|>|\\(?:le|ge|leq|geq|lt|gt|in|cup|infty)(?![a-zA-Z])|[≤≥∈∪∞]|\[[^\]]*\)|\([^)]*\]")
+
+
+def _labelled_point(s: str) -> bool:
+    if _LABELLED_POINT_RE.match(s):
+        return True
+    m = _NAMED_VALUES_RE.fullmatch(s)
+    return bool(m) and len(set(re.findall(r"(?:^|[,;])\s*(?:\\text\{\s*and\s*\}\s*)?([A-Za-z])\s*=", s))) >= 2
+
+
+def _interval_form(s: str) -> bool:
+    return bool(_INTERVAL_MARK_RE.search(s))
+
+
 def _special_forms(gold: str, pred: str) -> tuple[bool, str] | None:
     """Times of day and base-subscript numbers, decided before any parsing."""
     g, p = plain_text(strip_wrappers(gold)), plain_text(strip_wrappers(pred))
@@ -114,6 +130,10 @@ def _special_forms(gold: str, pred: str) -> tuple[bool, str] | None:
     claim = claim_forms(g, p)
     if claim is not None:
         return claim
+    if (_labelled_point(g) and _interval_form(p)) or (_labelled_point(p) and _interval_form(g)):
+        # "(x, y) = (1, 2)" and "x = 1, y = 2" are points; "1 < x < 2" and "x \in (1, 2)" are
+        # intervals: each was paid for the other through the shared "(1, 2)" (a seventh review)
+        return (False, "a point against an interval")
     if _primes(g) != _primes(p):  # E' is not E, f'(x) is not f(x): some parsers drop marks
         return (False, "derivative marks differ")
     gb, pb = base_number(g), base_number(p)

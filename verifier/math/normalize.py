@@ -398,10 +398,17 @@ def _drop_trailing_words(s: str) -> str:
 
 
 # a whole answer "79 thousand", "2.5 \\text{ million}": the number times the scale
+_SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12,
+           # the same in other languages ("3 \\text{ tausend}" was paid as 3: a seventh review)
+           "tausend": 3, "mille": 3, "mil": 3, "mila": 3, "duizend": 3, "tusen": 3, "tusind": 3, "tuhat": 3,
+           "bin": 3, "тысяч": 3, "тысячи": 3, "тысяча": 3, "tysiąc": 3, "tysięcy": 3, "tysiące": 3,
+           "千": 3, "万": 4, "萬": 4, "億": 8, "亿": 8, "百万": 6, "millionen": 6, "millions": 6,
+           "millón": 6, "millones": 6, "milione": 6, "milioni": 6, "milhão": 6, "milhões": 6,
+           "миллион": 6, "миллиона": 6, "миллионов": 6, "miljoen": 6, "milyon": 6, "miljoona": 6,
+           "milliarde": 9, "milliarden": 9, "milliard": 9, "milliards": 9, "миллиард": 9, "miliardo": 9}
+_SCALE_NAMES = "|".join(sorted(map(re.escape, _SCALES), key=len, reverse=True))
 _SCALE_WORD_RE = re.compile(r"^\s*+(-?\d++(?:\.\d++)?+)\s*+(?:\\(?:text|mbox|mathrm|textnormal)\s*+\{\s*+"
-                            r"(thousand|million|billion|trillion)\s*+\}|(thousand|million|billion|trillion))"
-                            r"\s*+$", re.I)
-_SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
+                            r"(" + _SCALE_NAMES + r")\s*+\}|(" + _SCALE_NAMES + r"))\s*+$", re.I)
 
 
 def _scale_word(m: re.Match) -> str:
@@ -456,6 +463,12 @@ def normalize(s: str) -> str:
         s = _unicode_roots(s)
     if any(c in _VULGAR for c in s):
         s = _unicode_fractions(s)
+    if "–" in s or "—" in s:
+        # an en/em dash between two numbers is a range ("1–5"), never their difference (-4
+        # was paid for it: a seventh review); elsewhere it is a minus sign
+        s = re.sub(r"(?<=\d)\s*+[–—]\s*+(?=\d)", r" \\text{ to } ", s)
+    if "+-" in s or "+/-" in s:
+        s = re.sub(r"\+/?-", r"\\pm ", s)  # ASCII plus-minus (+-3 was read as -3); "5 + -3" stays
     for k, v in _UNICODE.items():
         s = s.replace(k, v)
     s = strip_wrappers(s)
