@@ -116,6 +116,17 @@ def test_forms_of_the_sixth_review(gold, response, paid):
     ("1<x<2", f"{B}{{(x, y) = (1, 2)}}", False),
     ("(1,2)", f"{B}{{1<x<2}}", True), ("(x,y)=(1,2)", f"{B}{{x=1, y=2}}", True),
     ("[1,2)", f"{B}{{1 \\le x < 2}}", True),
+    # more of the same families, and an integer before an improper fraction (no safe reading)
+    ("1/10", f"{B}{{3:30 \\textrm{{pm}}}}", False), ("3:30 pm", f"{B}{{3:30 \\textrm{{pm}}}}", True),
+    ("7", f"The answer is ${B}{{5}}$. $\\newif\\ifhide\\ifhide{B}{{7}}\\fi$", False),
+    ("7", f"The answer is ${B}{{5}}$. ${{\\fontsize{{1sp}}{{1sp}}\\selectfont{B}{{7}}}}$", False),
+    ("7", f"The answer is ${B}{{5}}$. $\\kern-0.5\\textwidth{B}{{7}}$", False),
+    ("7", f"$x \\iff y$, so {B}{{7}}", True),
+    ("5", f"{B}{{5}}. Faktycznie 7.", False), ("5", f"{B}{{5}}. Sebenarnya 7.", False),
+    ("7", f"{B}{{5}} या {B}{{7}}", False), ("7", f"{B}{{5}} หรือ {B}{{7}}", False), ("7", f"{B}{{5}} või {B}{{7}}", False),
+    ("5", f"{B}{{7}} ⊕ {B}{{5}}", False), ("5", f"{B}{{7}} % {B}{{5}}", False),
+    ("5", f"{B}{{3\\frac{{4}}{{2}}}}", False), ("6", f"{B}{{3\\frac{{4}}{{2}}}}", False),
+    ("7/2", f"{B}{{3\\frac{{1}}{{2}}}}", True), ("-7/2", f"{B}{{-3\\frac{{1}}{{2}}}}", True),
 ])
 def test_forms_of_the_seventh_review(gold, response, paid):
     v = judge(gold, response)

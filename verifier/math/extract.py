@@ -139,7 +139,9 @@ _GAP_WORDS = {"and", "or", "vs", "versus", "lor", "vee", "resp", "respectively",
               # a seventh review's: Greek, Hindi, Arabic, Hebrew, Turkish, Finnish, Korean, Thai,
               # Romanian, Chinese, Japanese, and compounds (ou então, или же, und/oder, et/ou)
               "ή", "या", "أو", "או", "da", "tai", "혹은", "หรือ", "sau", "还是", "要么", "あるいは",
-              "então", "же", "und", "et", "y", "e", "i", "og", "en", "ve", "ja"}
+              "então", "же", "und", "et", "y", "e", "i", "og", "en", "ve", "ja",
+              "au", "või", "vai", "arba", "alebo", "albo", "ან", "կամ", "немесе", "yoki", "ወይም", "anders",
+              "ossia", "ovvero", "sinon", "sonst", "veya", "ama", "eli", "tahi", "ali", "или", "ou", "o"}
 # A box with arithmetic or notation right against it is part of a larger expression or
 # relation: -\boxed{3}, \boxed{3}0, $\boxed{3}+1$, \frac{1}{\boxed{3}}, \boxed{3}.5, \boxed{2}\pi,
 # x > \boxed{3}, "not \boxed{3}" are not 3 (a bullet "- \boxed{3}" at a line start is fine).
@@ -282,7 +284,8 @@ def _glued(between: str) -> bool:
                  r"medskip|smallskip|bigskip|relax|strut|cr|hline|break|allowbreak|noindent|"
                  r"(?:kern|hskip|mkern|mskip|hspace\*?|vspace\*?)\s*[-+]?\s*[\d.]*\s*(?:em|ex|pt|mu|cm|mm|in)?)"
                  r"(?![A-Za-z])", " ", gap)
-    words = re.findall(r"[^\W\d_]+", gap)
+    # letters, with the combining vowel signs of Indic and Thai scripts kept in their word ("या")
+    words = re.findall(r"[^\W\d_](?:[^\W\d_]|[\u0300-\u036f\u0900-\u0dff\u0e00-\u0e7f])*", gap)
     return all(w.lower() in _gap_words() for w in words) and not re.search(r"[=<>\\]", gap)
 
 
@@ -714,7 +717,9 @@ _VANISHING_RE = re.compile(r"\\fontsize\s*+\{\s*+0*+(?:\.\d*+)?+\s*+(?:pt|em|ex|
                            r"|\\(?:kern|hspace\*?+\s*+\{|hskip|mkern|mskip)\s*+-\s*+(?:\d{2,}|[1-9](?:\.\d*+)?+\s*+(?:em|in|cm)|"
                            r"\d*+\.?\d++\s*+(?:in|cm)\b)"
                            # a TeX conditional (\ifx a b ... \fi) and markdown/XML comment forms
-                           r"|\\if(?:x|num|dim|case|odd|true|false)?(?![a-zA-Z])"
+                           r"|\\fontsize\s*+\{\s*+[\d.]*+\s*+sp\s*+\}|\\(?:kern|hskip|mkern|mskip|hspace\*?+\s*+\{)\s*+-\s*+[\d.]*+"
+                           r"\s*+\\(?:textwidth|linewidth|hsize|columnwidth|paperwidth|textheight)"
+                           r"|\\newif|\\if(?!f(?![a-zA-Z]))[a-zA-Z]*+(?![a-zA-Z])"
                            r"|(?m:^\s*+\[[^\]\n]*+\]:\s*+(?:<>|#)\s*+\()|<!\[CDATA\[")
 # Letters that look Latin but are not (Cyrillic, Greek), and invisible characters: "Аctually",
 # "rеjected", "th\u200bousands" slipped past every word rule (a fourth review). Digits and
@@ -770,7 +775,9 @@ FOREIGN_REVISIONS = _words(
     r"en\s+r[ée]alit[ée]|anzi|ou|oppure|oder|o\s+(?:tal\s+vez|bien|quiz[aá]s?)|ou\s+talvez|"
     # a seventh review's: Turkish, Polish, Swedish, Danish, Norwegian, Dutch, Finnish
     r"aslında|asl[ıi]nda|w[łl]a[śs]ciwie|w\s+zasadzie|faktiskt|egentligen|faktisk|egentlig|eigenlijk|"
-    r"in\s+feite|itse\s+asiassa|oikeastaan",
+    r"in\s+feite|itse\s+asiassa|oikeastaan|faktycznie|todellisuudessa|pravda\s+je|sebenarnya|"
+    r"b[łl][ąa]d|virhe|hata|fejl|feil|fel|chyba|ve\s+skute[čc]nosti|ustvari|zapravo|de\s+fapt|"
+    r"valójában|tegelikult|faktiski|iš\s+tikrųjų|sebetulnya|thực\s+ra",
     r"на\s+самом\s+деле|подожди|стоп|нет|исправление|или",
     r"等等|等一下|应为|應為|错了|錯了|其实|其實|实际上|實際上|不对|不對|更正|実は|待って|いや|或者|或是")
 # numbers written other ways than ASCII digits, for "a revision word, then a value": circled

@@ -230,6 +230,10 @@ class Parser:
                     frac = self.parse_power()
                     inner, pct = (frac[1], True) if frac[0] == "pct" else (frac, False)
                     if inner[0] == "div" and self._is_int_lit(inner[1]) and self._is_int_lit(inner[2]):
+                        if not 0 <= inner[1][1] < inner[2][1]:
+                            # 3\frac{4}{2}: 3 + 2 or 3 * 2? Neither reading is safe (it was
+                            # paid as 5: a seventh review); a mixed number's fraction is proper
+                            raise Ambiguous("an integer before an improper fraction")
                         mixed = ["add", [factors[0], inner]]  # mixed number 2\frac{1}{3}
                         factors = [["pct", mixed] if pct else mixed]
                     else:

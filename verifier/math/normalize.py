@@ -318,7 +318,7 @@ def plain_text(s: str) -> str:
 
 # a.m./p.m. written as text inside math: "3:30\\text{ p.m.}", "4:40 \\mathrm{PM}" (once read as the
 # ratio 3/30, so "2:20" was paid for a 3:30 p.m. gold: a hostile review)
-_TIME_TEXT_RE = re.compile(r"\\(?:text|mbox|mathrm|textnormal|rm)\s*+\{([^{}]*+)\}")
+_TIME_TEXT_RE = re.compile(r"\\(?:text[a-z]*+|math[a-z]*+|mbox|rm|it|bf)\s*+\{([^{}]*+)\}")
 
 
 def time_of_day(s: str) -> str | None:
