@@ -127,6 +127,11 @@ def test_forms_of_the_sixth_review(gold, response, paid):
     ("5", f"{B}{{7}} ⊕ {B}{{5}}", False), ("5", f"{B}{{7}} % {B}{{5}}", False),
     ("5", f"{B}{{3\\frac{{4}}{{2}}}}", False), ("6", f"{B}{{3\\frac{{4}}{{2}}}}", False),
     ("7/2", f"{B}{{3\\frac{{1}}{{2}}}}", True), ("-7/2", f"{B}{{-3\\frac{{1}}{{2}}}}", True),
+    ("5", f"The answer is ${B}{{5}}$ (dubious)", False), ("5", f"The answer is ${B}{{5}}$ (draft)", False),
+    ("7", f"{B}{{5}} o bien {B}{{7}}", False), ("7", f"{B}{{5}}\\null{B}{{7}}", False),
+    ("7", f"{B}{{5}}\\textrm{{ }}{B}{{7}}", False), ("Yes", f"{B}{{Yes}}. Of course not.", False),
+    ("True", f"{B}{{True}}. Ложь.", False), ("True", f"{B}{{True}}. 假的。", False),
+    ("5", f"{B}{{5}} (the total)", True),
 ])
 def test_forms_of_the_seventh_review(gold, response, paid):
     v = judge(gold, response)

@@ -156,7 +156,9 @@ _DOUBT_RE = re.compile(
     r"(?:this|that|it)\s+is\s+(?:false|wrong|incorrect)\b|probably\s+not|give\s+or\s+take|among\s+others|"
     r"das\s+ist\s+falsch|c'est\s+faux|es\s+falso|è\s+sbagliato|misschien|emin\s+değilim|belki)\b"
     r"|это\s+неверно|это\s+неправильно|‽"
-    r"|\(\s*(?:erroneous|withdrawn|retracted|joke|fake|sarcasm|I\s+think|not\s+really|kidding)\s*\)"
+    r"|\(\s*(?:erroneous|withdrawn|retracted|joke|fake|sarcasm|I\s+think|not\s+really|kidding|obsolete|"
+    r"deprecated|dubious|disputed|questionable|debatable|speculative|hypothetical|unconfirmed|draft|"
+    r"provisional|needs\s+checking|unverified|lies|nonsense|garbage|rubbish|satire|troll|void|n/a|null)\s*\)"
     r"|(?<![A-Za-z])(?:jk|/s)(?![A-Za-z])|\bwrong\s+answer\b"
     r"|\b(?:fout|yanlış|väärin|błędn\w*|niepoprawn\w*|fel|forkert|feil|λάθος|λανθασμέν\w*)\b"
     r"|错误|錯誤|不正确|間違い|まちがい|틀렸|틀린|오답|خطأ|خاطئ|שגוי"
@@ -264,12 +266,15 @@ _REVERSAL_RE = re.compile(
     r"\W*+(?:(?:absolutely|definitely|certainly|actually|in\s+fact|wait|hmm+|well|oh|sorry|so|then|"
     r"en\s+fait|eigentlich|en\s+realidad|de\s+hecho|na\s+verdade|in\s+realt[àa]|на\s+самом\s+деле|"
     r"<CYR_LEAD>|其实|其實|实际上|實際上|実は|사실|aslında|właściwie|faktiskt|eigenlijk)[\s,!:]*+)*+"
-    r"(?:no+|nope|nah|never|not(?:\s+(?:true|so|really|at\s+all))?|false|wrong|incorrect|non|nein|n[ãa]o|nie|nej|nee|"
+    r"(?:no+|nope|nah|never|not(?:\s+(?:true|so|really|at\s+all))?|of\s+course\s+not|negative|untrue|nicht|tidak|"
+    r"bukan|onwaar|faux|falsch|falso|假的?|<CYR_FALSE>|"
+    r"false|wrong|incorrect|non|nein|n[ãa]o|nie|nej|nee|"
     r"hay[ıi]r|ei|ne|όχι|<CYR_NO>|不是|不|否|不对|不對|错|錯|没有|沒有|いいえ|違う|ちがう|아니요|아니|"
     r"لا|לא|नहीं|ไม่|không)\W*+"
     # Cyrillic as plain_letters leaves it (look-alike letters Latin: "Нет" reads "Heт")
     .replace("<CYR_LEAD>", "".join(_both_cases(c) for c in "на самом деле|наоборот").replace(" ", r"\s+"))
-    .replace("<CYR_NO>", "".join(_both_cases(c) for c in "нет|не так|неверно").replace(" ", r"\s+")),
+    .replace("<CYR_NO>", "".join(_both_cases(c) for c in "нет|не так|неверно").replace(" ", r"\s+"))
+    .replace("<CYR_FALSE>", "".join(_both_cases(c) for c in "ложь")),
     re.IGNORECASE)
 
 

@@ -129,7 +129,7 @@ def last_boxed(text: str) -> str | None:
 # Between two boxes: no prose (a word other than and/or/vs) and no relation, only spacing,
 # punctuation, line breaks and alignment: the boxes are one group of answers. (\boxed{4}~\boxed{3}
 # and \boxed{4} \\ \boxed{3} paid the last box: hostile review.)
-_GAP_TEXT_RE = re.compile(r"\\(?:text|mbox|mathrm)\s*\{([^{}]*)\}")
+_GAP_TEXT_RE = re.compile(r"\\(?:text|textrm|textnormal|mbox|mathrm)\s*\{([^{}]*)\}")
 _GAP_WORDS = {"and", "or", "vs", "versus", "lor", "vee", "resp", "respectively", "else", "otherwise", "xor",
               "either",
               # "or" in other languages ("Entweder \\boxed{5} oder \\boxed{7}" paid the 7: a hostile review)
@@ -141,7 +141,8 @@ _GAP_WORDS = {"and", "or", "vs", "versus", "lor", "vee", "resp", "respectively",
               "ή", "या", "أو", "או", "da", "tai", "혹은", "หรือ", "sau", "还是", "要么", "あるいは",
               "então", "же", "und", "et", "y", "e", "i", "og", "en", "ve", "ja",
               "au", "või", "vai", "arba", "alebo", "albo", "ან", "կամ", "немесе", "yoki", "ወይም", "anders",
-              "ossia", "ovvero", "sinon", "sonst", "veya", "ama", "eli", "tahi", "ali", "или", "ou", "o"}
+              "ossia", "ovvero", "sinon", "sonst", "veya", "ama", "eli", "tahi", "ali", "или", "ou", "o",
+              "bien", "auch", "alternately", "alternatively", "failing", "that", "instead"}
 # A box with arithmetic or notation right against it is part of a larger expression or
 # relation: -\boxed{3}, \boxed{3}0, $\boxed{3}+1$, \frac{1}{\boxed{3}}, \boxed{3}.5, \boxed{2}\pi,
 # x > \boxed{3}, "not \boxed{3}" are not 3 (a bullet "- \boxed{3}" at a line start is fine).
@@ -281,7 +282,8 @@ def _glued(between: str) -> bool:
     gap = re.sub(r"\\\\\s*(?:\[[^\]]*\])?|\\(?:quad|qquad|[,;:! ])|[~&/|$.]", " ", gap)
     # spacing and layout commands typeset nothing between two answers (a seventh review)
     gap = re.sub(r"\\(?:enspace|enskip|thinspace|negthinspace|hfill|hfil|vfill|newline|linebreak|par|"
-                 r"medskip|smallskip|bigskip|relax|strut|cr|hline|break|allowbreak|noindent|"
+                 r"medskip|smallskip|bigskip|relax|strut|mathstrut|cr|hline|break|allowbreak|noindent|null|"
+                 r"nobreak|displaystyle|textstyle|notag|nonumber|space|pagebreak|newpage|clearpage|"
                  r"(?:kern|hskip|mkern|mskip|hspace\*?|vspace\*?)\s*[-+]?\s*[\d.]*\s*(?:em|ex|pt|mu|cm|mm|in)?)"
                  r"(?![A-Za-z])", " ", gap)
     # letters, with the combining vowel signs of Indic and Thai scripts kept in their word ("या")
