@@ -132,6 +132,12 @@ def test_forms_of_the_sixth_review(gold, response, paid):
     ("7", f"{B}{{5}}\\textrm{{ }}{B}{{7}}", False), ("Yes", f"{B}{{Yes}}. Of course not.", False),
     ("True", f"{B}{{True}}. Ложь.", False), ("True", f"{B}{{True}}. 假的。", False),
     ("5", f"{B}{{5}} (the total)", True),
+    # a styled final line after the box names another value
+    ("5", f"The answer is ${B}{{5}}$.\n\n**Final:** $\\mathbf{{7}}$", False),
+    ("5", f"The answer is ${B}{{5}}$.\n\n**Final:** $\\underline{{7}}$", False),
+    ("5", f"The answer is ${B}{{5}}$.\n\n**Final:** $\\textcolor{{red}}{{7}}$", False),
+    ("5", f"The answer is ${B}{{5}}$.\n\n**Final:** $\\bf 7$", False),
+    ("5", f"The answer is ${B}{{5}}$.\n\n**Final:** $\\mathbf{{5}}$", True),
 ])
 def test_forms_of_the_seventh_review(gold, response, paid):
     v = judge(gold, response)

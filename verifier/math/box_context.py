@@ -176,6 +176,20 @@ _RELATION_RE = re.compile(r"[=+×÷*/<>≤≥^]|\\(?:cdot|times|div|le|ge|leq|ge
 _VALUE_TOKEN_RE = re.compile(r"(?<![A-Za-z0-9_.\\^])-?\d+(?:[.,]\d+)*(?![A-Za-z0-9_])")
 
 
+# styling around a value ("**Final:** $\\mathbf{7}$", "$\\underline{7}$", "$\\textcolor{red}{7}$"): the
+# value is what a reader sees (a seventh review's styled lines after a box were not read)
+_STYLE_WRAP_RE = re.compile(r"\\(?:mathbf|mathit|mathrm|boldsymbol|bm|underline|overline|emph|fbox|ovalbox|"
+                            r"shadowbox|doublebox|tcbox|framebox|colorbox\s*\{[^{}]*\}|textcolor\s*\{[^{}]*\}|"
+                            r"color\s*\{[^{}]*\}|enclose\s*\{[^{}]*\})\s*\{([^{}]*)\}")
+_STYLE_SWITCH_RE = re.compile(r"\\(?:bf|it|rm|large|Large|LARGE|huge|Huge|small|normalsize|displaystyle)(?![A-Za-z])")
+
+
+def _unstyled(text: str) -> str:
+    if "\\" not in text:
+        return text
+    return _STYLE_SWITCH_RE.sub(" ", _STYLE_WRAP_RE.sub(r"\1", text))
+
+
 def _without_intermediate(rest: str) -> str:
     """``rest`` without its sentences about an intermediate value ("Note that the key
     intermediate quantity was $315$.": out-of-sample check 8), which offer no answer."""
@@ -200,7 +214,7 @@ def stray_value(answer: str, rest: str) -> bool:
     rest = _CHECK_LINE_RE.sub(_plain_check, rest)
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", _without_intermediate(rest)):
         sentence = _without_restatements(answer, sentence)
-        plain = re.sub(r"\\text\w*\s*\{([^{}]*)\}|\\boxed\s*\{([^{}]*)\}", r" \1\2 ", sentence).replace("**", " ")
+        plain = re.sub(r"\\text\w*\s*\{([^{}]*)\}|\\boxed\s*\{([^{}]*)\}", r" \1\2 ", _unstyled(sentence)).replace("**", " ")
         if not plain.strip():
             continue
         if len(re.findall(r"[A-Za-z]+", plain)) <= 6 and _word_offered(answer, plain):
