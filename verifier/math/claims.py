@@ -26,13 +26,20 @@ _DASH = r"\s*+(?:[-‐‑‒–—−]|\\text\s*+\{\s*+[-‐‑‒–—−]\s*+
 _ISO_DATE_RE = re.compile(r"(\d{4})" + _DASH + r"(\d{1,2})" + _DASH + r"(\d{1,2})")
 
 
+def _iso_date(t: str) -> tuple[int, int, int] | None:
+    m = _ISO_DATE_RE.fullmatch(t)
+    if m and 1 <= int(m[2]) <= 12 and 1 <= int(m[3]) <= 31:
+        return int(m[2]), int(m[3]), int(m[1])
+    return None
+
+
 def date_answer(text: str) -> tuple[int, int, int | None] | None:
     """(month, day, year or None) when ``text`` is a calendar date written with a month
     name or as an ISO date (yyyy-mm-dd), else None."""
     t = text.strip().rstrip(".").strip()
-    iso = _ISO_DATE_RE.fullmatch(t)
-    if iso and 1 <= int(iso[2]) <= 12 and 1 <= int(iso[3]) <= 31:
-        return int(iso[2]), int(iso[3]), int(iso[1])
+    iso = _iso_date(t)
+    if iso is not None:
+        return iso
     for rx in _DATE_RES:
         m = rx.fullmatch(t)
         if m:
@@ -65,7 +72,7 @@ def claim_forms(gold: str, pred: str) -> tuple[bool, str] | None:
             return False, "a date is the answer"
         same = gd[:2] == pd[:2] and (gd[2] is None or gd[2] == pd[2])
         return same, "dates equal" if same else "dates differ"
-    if _ISO_DATE_RE.fullmatch(pred.strip().rstrip(".").strip()) and date_answer(pred) is not None:
+    if _iso_date(pred.strip().rstrip(".").strip()) is not None:
         return False, "a date against a non-date"  # 2021-08-25 is no difference of numbers
     if empty_claim(gold):
         same = empty_claim(pred)

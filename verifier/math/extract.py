@@ -28,6 +28,7 @@ two answers 1 and 2); without a box it is its ``#### X`` or the whole text.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import unicodedata
 
@@ -140,8 +141,8 @@ _GAP_WORDS = {"and", "or", "vs", "versus", "lor", "vee", "resp", "respectively",
               # Romanian, Chinese, Japanese, and compounds (ou então, или же, und/oder, et/ou)
               "ή", "या", "أو", "או", "da", "tai", "혹은", "หรือ", "sau", "还是", "要么", "あるいは",
               "então", "же", "und", "et", "y", "e", "i", "og", "en", "ve", "ja",
-              "au", "või", "vai", "arba", "alebo", "albo", "ან", "կամ", "немесе", "yoki", "ወይም", "anders",
-              "ossia", "ovvero", "sinon", "sonst", "veya", "ama", "eli", "tahi", "ali", "или", "ou", "o",
+              "au", "või", "vai", "arba", "alebo", "ან", "կամ", "немесе", "yoki", "ወይም", "anders",
+              "ossia", "ovvero", "sinon", "sonst", "ama", "eli", "tahi", "ali",
               "bien", "auch", "alternately", "alternatively", "failing", "that", "instead"}
 # A box with arithmetic or notation right against it is part of a larger expression or
 # relation: -\boxed{3}, \boxed{3}0, $\boxed{3}+1$, \frac{1}{\boxed{3}}, \boxed{3}.5, \boxed{2}\pi,
@@ -291,15 +292,10 @@ def _glued(between: str) -> bool:
     return all(w.lower() in _gap_words() for w in words) and not re.search(r"[=<>\\]", gap)
 
 
+@functools.cache
 def _gap_words() -> frozenset:
     """_GAP_WORDS as they look after ``plain_letters`` (Cyrillic "либо" is "либo" there)."""
-    global _GAP_WORDS_SEEN
-    if _GAP_WORDS_SEEN is None:
-        _GAP_WORDS_SEEN = frozenset(_GAP_WORDS | {plain_letters(w) for w in _GAP_WORDS})
-    return _GAP_WORDS_SEEN
-
-
-_GAP_WORDS_SEEN = None
+    return frozenset(_GAP_WORDS | {plain_letters(w) for w in _GAP_WORDS})
 
 
 def _final_box_group(text: str) -> list[str] | None:
@@ -350,7 +346,7 @@ _BOUND_AFTER_RE = re.compile(r"(?:\$|\\[)\]])*+\s*+(?:\+(?![\d(\\{])|(?:and|or)\
                              r"fewer|less|lower|below|under)\b|at\s+(?:the\s+)?(?:very\s+)?(?:least|most|minimum|maximum)\b|"
                              r"\(\s*at\s+(?:the\s+)?(?:minimum|maximum|least|most)\b|oder\s+(?:mehr|weniger)|o\s+(?:más|menos|più|meno)|"
                              r"ou\s+(?:plus|moins|mais)|или\s+(?:больше|меньше|более|менее)|以上|以下|或更多|或更少|이상|이하|"
-                             r"(?:is\s+)?an?\s+(?:upper|lower)\s+bound\b|\(\s*(?:at\s+least|at\s+most|or\s+more|"
+                             r"(?:is\s+)?an?\s+(?:upper|lower)\s+bound\b|\(\s*(?:or\s+more|"
                              r"or\s+less|upper\s+bound|lower\s+bound|min|max)\b)", re.IGNORECASE)
 
 
@@ -714,15 +710,16 @@ _HIDDEN_RE = re.compile(
     r"|\\color\s*+\{\s*+white\s*+\}[^$]*+", re.S)
 # typesetting that makes what follows vanish: size 0, a scale of 0, a large negative kern or
 # space (a sixth review hid a second box that way; no answer of a real response needs them)
-_VANISHING_RE = re.compile(r"\\fontsize\s*+\{\s*+0*+(?:\.\d*+)?+\s*+(?:pt|em|ex|px)?+\s*+\}"
-                           r"|\\(?:scalebox|resizebox)\s*+\{\s*+0*+(?:\.\d*+)?+\s*+(?:pt|em|ex)?+\s*+\}"
-                           r"|\\(?:kern|hspace\*?+\s*+\{|hskip|mkern|mskip)\s*+-\s*+(?:\d{2,}|[1-9](?:\.\d*+)?+\s*+(?:em|in|cm)|"
-                           r"\d*+\.?\d++\s*+(?:in|cm)\b)"
-                           # a TeX conditional (\ifx a b ... \fi) and markdown/XML comment forms
-                           r"|\\fontsize\s*+\{\s*+[\d.]*+\s*+sp\s*+\}|\\(?:kern|hskip|mkern|mskip|hspace\*?+\s*+\{)\s*+-\s*+[\d.]*+"
-                           r"\s*+\\(?:textwidth|linewidth|hsize|columnwidth|paperwidth|textheight)"
-                           r"|\\newif|\\if(?!f(?![a-zA-Z]))[a-zA-Z]*+(?![a-zA-Z])"
-                           r"|(?m:^\s*+\[[^\]\n]*+\]:\s*+(?:<>|#)\s*+\()|<!\[CDATA\[")
+_VANISHING_RE = re.compile(
+    # size 0 (or in sp, 1/65536 pt) and a scale of 0
+    r"\\fontsize\s*+\{\s*+(?:0*+(?:\.\d*+)?+\s*+(?:pt|em|ex|px)?+|[\d.]*+\s*+sp)\s*+\}"
+    r"|\\(?:scalebox|resizebox)\s*+\{\s*+0*+(?:\.\d*+)?+\s*+(?:pt|em|ex)?+\s*+\}"
+    # a large negative kern or space: 10 units or more, 1 em/in/cm or more, any in/cm, a line width
+    r"|\\(?:kern|hspace\*?+\s*+\{|hskip|mkern|mskip)\s*+-\s*+(?:\d{2,}|[1-9](?:\.\d*+)?+\s*+(?:em|in|cm)|"
+    r"\d*+\.?\d++\s*+(?:in|cm)\b|[\d.]*+\s*+\\(?:textwidth|linewidth|hsize|columnwidth|paperwidth|textheight))"
+    # a TeX conditional (\ifx a b ... \fi, \newif; not \iff) and markdown/XML comment forms
+    r"|\\newif|\\if(?!f(?![a-zA-Z]))[a-zA-Z]*+(?![a-zA-Z])"
+    r"|(?m:^\s*+\[[^\]\n]*+\]:\s*+(?:<>|#)\s*+\()|<!\[CDATA\[")
 # Letters that look Latin but are not (Cyrillic, Greek), and invisible characters: "Аctually",
 # "rеjected", "th\u200bousands" slipped past every word rule (a fourth review). Digits and
 # math symbols are left alone (NFKC would turn x² into x2).
