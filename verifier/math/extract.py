@@ -318,11 +318,88 @@ def _final_box_group(text: str) -> list[str] | None:
     if _BOUND_AFTER_RE.match(text, group[-1][1]) or _BOUND_BEFORE_RE.search(text, max(0, group[0][0] - 64),
                                                                              group[0][0]):
         return []  # "\\boxed{7}+", "\\boxed{7} at least", "\\boxed{7} is an upper bound": a bound
+    if answer_gap_unexplained(text, group[0][0]):
+        return []  # "the answer is likely \\boxed{7}", "the answer is ≳ \\boxed{7}": not the plain answer
     answers = [b[2] for b in group]
     if len(answers) == 1 and (_APPROX_BEFORE_RE.search(text, max(0, group[0][0] - 48), group[0][0])
                               or _APPROX_AFTER_RE.match(text, group[-1][1])):
         answers[0] = "\\approx " + answers[0]  # "roughly \boxed{100}": judged as \approx 100
     return answers
+
+
+# -- between an answer phrase and its box: a closed set --------------------------------------
+# "The answer is <gap> \boxed{7}": word lists of what may NOT stand in <gap> (hedges, bounds,
+# approximations, in every language) never end; the words that may stand there are few. So
+# outside math, every word of the gap must add nothing ("therefore", "simply", "the value"),
+# and no relation may stand there; inside math (a computation ending in the box), the last
+# relation before the box must be "=". Anything else: the box is not stated as the answer.
+_ANSWER_LEAD_RE = re.compile(r"\banswers?\s*+(?:is|was|are|would\s+be|will\s+be|should\s+be|must\s+be|"
+                             r"equals|reads|:|=)"
+                             # a clause that restates what the answer names ("the answer is the
+                             # number of pairs, which is \boxed{7}") starts the gap afresh
+                             r"|,\s*+(?:which|that)\s+(?:is|equals|comes\s+to|gives)|\bi\.\s*e\.|\bnamely\b",
+                             re.IGNORECASE)
+_GAP_NEUTRAL = frozenset(
+    "the a an this that which it its is be are equal equals to of as by in here so thus hence "
+    "therefore then now simply just exactly precisely clearly obviously indeed finally ultimately "
+    "actually certainly definitely surely really correct correctly true final answer answers result "
+    "value number integer sum total quantity expression solution count given follows following "
+    "below shown boxed box we get have obtain obtained find found computed calculated one unique "
+    "only namely our my required requested desired sought expected overall altogether".split())
+# relations that make the box a bound, an estimate or something else than the value
+_GAP_RELATION_CMDS = frozenset(
+    "gtrsim lesssim gtrapprox lessapprox approx approxeq sim simeq backsim thicksim thickapprox cong "
+    "propto ge geq geqq geqslant le leq leqq leqslant gt lt gg ll ggg lll ne neq not nless ngtr nleq "
+    "ngeq lneq gneq lneqq gneqq lnsim gnsim lnapprox gnapprox prec succ preceq succeq precsim succsim "
+    "subset supset subseteq supseteq subsetneq supsetneq in notin ni owns sqsubset sqsupset mid nmid "
+    "asymp doteq eqsim lessgtr gtrless leftarrow rightarrow Rightarrow Leftarrow to mapsto implies "
+    "iff neg lnot equiv".split())
+_GAP_TOKEN_RE = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$?|\\([A-Za-z]+)|[^\W\d_]+|=/=|/=|!=|=<|=>|<>|\S")
+_GAP_OPERATORS = frozenset("=+-−×÷·*/^|±∓√")
+
+
+def answer_gap_unexplained(text: str, start: int) -> bool:
+    """Is there something other than neutral words or a computation ending in "=" between
+    the last answer phrase of the box's line and the box at ``start``? (See above.)"""
+    line_start = text.rfind("\n", 0, start) + 1
+    lo = max(line_start, start - 200)
+    lead = None
+    for lead in _ANSWER_LEAD_RE.finditer(text, lo, start):
+        pass
+    if lead is None:
+        return False
+    gap = text[lead.end():start]
+    if re.search(r"[.!?](?:\s|$)", gap):
+        return False  # another sentence: the answer phrase is not this box's
+    in_math = False
+    last_relation = None
+    for m in _GAP_TOKEN_RE.finditer(gap):
+        tok, cmd = m.group(0), m.group(1)
+        glued = m.start() == 0 or not gap[m.start() - 1].isspace()
+        if tok in ("$", "$$"):
+            in_math = not in_math
+        elif tok in ("\\(", "\\["):
+            in_math = True
+        elif tok in ("\\)", "\\]"):
+            in_math = False
+        elif cmd is not None:
+            if cmd in _GAP_RELATION_CMDS:
+                last_relation = cmd
+        elif tok[0].isalpha():
+            if not in_math and len(tok) > 1 and tok.lower() not in _GAP_NEUTRAL:
+                return True  # "likely", "at least", "minimaal", "I think it's"
+        elif tok in ("=/=", "/=", "!=", "=<", "=>", "<>"):
+            last_relation = tok
+        elif tok == "=":
+            last_relation = "="
+        elif tok == "~":
+            if not glued:  # "is~\\boxed{7}" is LaTeX's tie; "is ~ \\boxed{7}" an estimate
+                return True
+        elif unicodedata.category(tok) == "Sm" and tok not in _GAP_OPERATORS:
+            last_relation = tok  # <, >, ≳, ⪖, ≨, ...
+    if re.search(r"(?<![A-Za-z])e\.?\s*g\.", gap, re.IGNORECASE):
+        return True  # "the answer is, e.g., \\boxed{7}": one example
+    return last_relation is not None and last_relation != "="
 
 
 # an approximation word right before the final box (not "~": LaTeX's tie, "is~\boxed{5}")
