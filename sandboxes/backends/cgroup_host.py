@@ -4,8 +4,8 @@ A backend that is root on the host (local, docker) calls ``CgroupTree.create()``
 it finds where this process sits in each hierarchy (``/proc/self/cgroup`` +
 ``/proc/self/mountinfo``) and makes ``oubliette-<pid>-<n>`` below it: in the unified v2
 hierarchy when it has the memory and pids controllers for us, else in the v1
-``cpuacct``, ``memory``, ``pids`` (and ``freezer``, used to stop a tree before killing it)
-hierarchies. Each slot or container gets ``slot-<i>`` below that (``slot()``); the runner
+``pids``, ``cpuacct`` and ``memory`` hierarchies (no freezer: a kill stops forks with
+``pids.max`` 0). Each slot or container gets ``slot-<i>`` below that (``slot()``); the runner
 agent creates and removes one group per run inside its slot (``sandboxes.runner.cgroup``).
 
 Where no cgroup can be made (no hierarchy, read-only, not root) ``create()`` returns None

@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="this agent owns its IPC namespace: empty it (SysV, POSIX mq) after every run")
     p.add_argument("--cgroup", action="append", default=[], metavar="KEY=DIR",
                    help="a cgroup dir delegated to this agent (KEY: unified for v2, or a v1 "
-                        "controller: cpuacct, memory, pids, freezer); runs get groups below it")
+                        "controller: pids, cpuacct, memory); runs get groups below it")
     p.add_argument("--spawn", choices=["auto", "server", "shim", "fork"], default="auto",
                    help="start runs via the C spawn shim (fast) or os.fork (no compiler needed)")
     p.add_argument("--python-fork-server", choices=["on", "off"], default="on",

@@ -24,8 +24,12 @@ import signal
 import time
 from dataclasses import dataclass
 
-V1_CONTROLLERS = ("cpuacct", "memory", "pids", "freezer")  # freezer optional (kill is looped)
-_V1_REQUIRED = ("cpuacct", "memory", "pids")
+# pids first: a run's process joins its hierarchies in this order, so every process that
+# has begun to join is counted in ``pids.current`` (the cheap emptiness check of ``kill``).
+# No freezer: the kill stops forks with ``pids.max`` 0 instead (one hierarchy less to make,
+# join and remove per run).
+V1_CONTROLLERS = ("pids", "cpuacct", "memory")
+_V1_REQUIRED = V1_CONTROLLERS
 
 
 class CgroupError(OSError):
@@ -55,7 +59,7 @@ class CgroupDirs:
         missing = [c for c in _V1_REQUIRED if c not in dirs]
         if missing:
             raise ValueError(f"--cgroup: v1 needs {', '.join(_V1_REQUIRED)}; missing {', '.join(missing)}")
-        return cls(1, {k: v for k, v in dirs.items() if k in V1_CONTROLLERS})
+        return cls(1, {k: dirs[k] for k in V1_CONTROLLERS})  # (another v1 controller: ignored)
 
     def to_args(self) -> list[str]:
         out = []
@@ -121,7 +125,9 @@ class RunCgroup:
                  max_pids: int | None = None):
         """Make the group; limits now, or later with ``set_limits`` (a spare made ahead of time)."""
         self.version = parent.version
-        self.paths = {k: os.path.join(d, name) for k, d in parent.dirs.items()}
+        # (v1: in the join order of V1_CONTROLLERS, pids first, whatever order the parent's are in)
+        keys = sorted(parent.dirs, key=lambda k: V1_CONTROLLERS.index(k) if k in V1_CONTROLLERS else -1)
+        self.paths = {k: os.path.join(parent.dirs[k], name) for k in keys}
         self._empty = False
         self.limits: tuple[int, int] | None = None  # (memory bytes, pids) once set
         made = []
@@ -270,55 +276,47 @@ def kill_v2(path: str, timeout_s: float) -> None:
         pause = min(pause * 2, 0.02)
 
 
+def _pids_current(path: str) -> int | None:
+    """``pids.current`` of a v1 pids group: every process in it, zombies not yet reaped
+    included (None if unreadable). A plain counter read; reading ``cgroup.procs`` in v1
+    builds a pid list the kernel frees a second later from a worker thread."""
+    try:
+        return int(_read(os.path.join(path, "pids.current")))
+    except (OSError, ValueError):
+        return None
+
+
 def kill_v1(paths: dict, timeout_s: float) -> None:
-    """Freeze (so nothing forks between reading cgroup.procs and the kill), kill all, thaw."""
-    freezer = paths.get("freezer")
-    frozen = False
+    """Stop forks (``pids.max`` 0), then SIGKILL every process listed until none is left.
+
+    With forks refused, no process can join the group between reading its members and the
+    kill, so each round kills all there is; the loop only waits for the dying. A process
+    joins ``pids`` first (``V1_CONTROLLERS``), so a zero ``pids.current`` proves the whole
+    run empty without listing anything (the common case: the run ended by itself)."""
+    pids_dir = paths["pids"]
+    if _pids_current(pids_dir) == 0:
+        return
     deadline = time.monotonic() + timeout_s
     pause = 0.0005
-    # The first hierarchy in ``paths`` is the one a process joins first (procs_files order),
-    # so it lists every process that has begun to join; the others are read only to kill.
-    first = next(iter(paths.values()))
-    try:
-        while True:
-            if not _pids(first):
-                return
-            pids = set()
-            for path in paths.values():
-                pids.update(_pids(path))
-            if freezer and not frozen:
-                # Briefly: a task stuck in uninterruptible sleep delays freezing; kill anyway.
-                frozen = _freeze(freezer, min(deadline, time.monotonic() + 0.5))
-                if frozen:
-                    pids.update(_pids(freezer))
-            _kill_pids(pids)
-            if frozen:  # a frozen task dies only once thawed
-                _write(os.path.join(freezer, "freezer.state"), "THAWED")
-                frozen = False
-            if time.monotonic() > deadline:
-                raise CgroupError(errno.EBUSY, f"processes survive in {paths}: {sorted(pids)}")
-            time.sleep(pause)
-            pause = min(pause * 2, 0.02)
-    finally:
-        if frozen:
+    stopped = False
+    while True:
+        members = set()
+        for path in paths.values():
+            members.update(_pids(path))
+        if not members:
+            return
+        if not stopped:  # once: then re-read, as a fork may have passed just before it
             try:
-                _write(os.path.join(freezer, "freezer.state"), "THAWED")
+                _write(os.path.join(pids_dir, "pids.max"), "0")
+                stopped = True
+                continue
             except OSError:
-                pass
-
-
-def _freeze(path: str, deadline: float) -> bool:
-    state = os.path.join(path, "freezer.state")
-    try:
-        _write(state, "FROZEN")
-        while _read(state).strip() != "FROZEN":
-            if time.monotonic() > deadline:
-                _write(state, "THAWED")  # frozen tasks would not die of the kill
-                return False
-            time.sleep(0.0005)
-        return True
-    except OSError:
-        return False
+                stopped = True  # killed anyway, round after round
+        _kill_pids(members)
+        if time.monotonic() > deadline:
+            raise CgroupError(errno.EBUSY, f"processes survive in {paths}: {sorted(members)}")
+        time.sleep(pause)
+        pause = min(pause * 2, 0.02)
 
 
 def rmdir_retry(path: str, timeout_s: float) -> None:

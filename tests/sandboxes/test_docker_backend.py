@@ -80,7 +80,7 @@ async def test_every_container_carries_the_hardening_flags(be):
         mounts = {m["Destination"]: m["Source"] for m in c.attrs["Mounts"]}
         if be.accounting == "cgroup-v1":
             assert sorted(mounts) == ["/ipc", *(f"/run/oubliette-cgroup/{k}"
-                                                for k in ("cpuacct", "freezer", "memory", "pids"))]
+                                                for k in ("cpuacct", "memory", "pids"))]
             assert all(src.startswith("/sys/fs/cgroup/") and src.endswith("/runs")
                        for dst, src in mounts.items() if dst != "/ipc")
             assert hc["CgroupParent"].startswith("/oubliette-docker-")

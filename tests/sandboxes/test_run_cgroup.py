@@ -82,6 +82,9 @@ def test_cgroup_dirs_parse():
     assert CgroupDirs.parse([]) is None
     v1 = CgroupDirs.parse(["cpuacct=/a", "memory=/b", "pids=/c", "freezer=/d"])
     assert v1.version == 1 and v1.label == "cgroup-v1"
+    # pids first (a process joins in this order: pids.current counts every one that began
+    # to join); the freezer of an older caller is not used.
+    assert list(v1.dirs) == ["pids", "cpuacct", "memory"]
     assert CgroupDirs.parse(v1.to_args()[1::2]) == v1
     assert CgroupDirs.parse(["unified=/u"]).version == 2
     with pytest.raises(ValueError, match="missing pids"):
@@ -123,6 +126,64 @@ def test_run_group_kills_daemons_and_is_removed():
     finally:
         tree.close()
     assert not any(os.path.exists(p) for p in tree.base.values())
+
+
+def test_kill_stops_a_fork_loop_and_empties_the_group():
+    """Without a freezer, the kill refuses forks (pids.max 0) and kills until none is left:
+    processes that fork as fast as they can, each child forking again, all die."""
+    tree = _tree()
+    try:
+        slot = tree.slot("slot-f")
+        group = RunCgroup(slot, "run-f", memory_bytes=256 << 20, max_pids=64)
+        assert group.procs_files[0].startswith(group.paths["pids"])
+        pid = os.fork()
+        if pid == 0:
+            for path in group.procs_files:
+                with open(path, "w") as f:
+                    f.write("0")
+            os.setsid()
+            while True:  # every process forks for ever; failed forks are retried
+                try:
+                    os.fork()
+                except OSError:
+                    pass
+        deadline = time.monotonic() + 10
+        current = f"{group.paths['pids']}/pids.current"
+        while int(open(current).read()) < 64 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert int(open(current).read()) == 64, "the loop should fill the group up to pids.max"
+        members = group.pids()
+        group.kill()
+        assert group.pids() == [], "the kill leaves nothing in the group"
+        assert open(f"{group.paths['pids']}/pids.max").read().strip() == "0"
+        os.waitpid(pid, 0)
+        assert not [m for m in members if m != pid and _alive(m)], "a forking process survived"
+        group.remove()
+        assert not any(os.path.exists(p) for p in group.paths.values())
+    finally:
+        tree.close()
+
+
+def test_kill_of_an_empty_group_reads_no_member_list():
+    """The common case (the run ended by itself): a zero pids.current is the whole check,
+    and it does not change the group's limits."""
+    tree = _tree()
+    try:
+        slot = tree.slot("slot-e")
+        group = RunCgroup(slot, "run-e", memory_bytes=64 << 20, max_pids=16)
+        pid = os.fork()
+        if pid == 0:
+            for path in group.procs_files:
+                with open(path, "w") as f:
+                    f.write("0")
+            os._exit(0)
+        os.waitpid(pid, 0)
+        assert open(f"{group.paths['pids']}/pids.current").read().strip() == "0"
+        group.kill()
+        assert open(f"{group.paths['pids']}/pids.max").read().strip() == "16"
+        group.remove()
+    finally:
+        tree.close()
 
 
 def test_v2_kill_and_cpu_counter_on_the_unified_hierarchy():
