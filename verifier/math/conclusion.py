@@ -36,7 +36,7 @@ _NUMBER_RE = re.compile(r"(?<![\w.\\^_])-?\d[\d,]*(?:\.\d+)?(?:_\{?\d{1,2}\}?)?(
 # what states a value in prose; the value is what follows the last of them in the sentence
 _STATES_RE = re.compile(
     r"(?:\b(?:is|are|was|were|equals?|be|gets?|got|obtain(?:s|ed)?|gives?(?:\s+us)?|yields?|"
-    r"makes?|totals?|comes\s+to|becomes?)\b|=|(?<![\d\s])\s*+:|\\therefore|∴)",
+    r"makes?|totals?|comes\s+to|becomes?)\b|(?<![<>!/=])=(?![<>=])|(?<![\d\s])\s*+:|\\therefore|∴)",
     re.IGNORECASE)
 _LIST_GLUE_RE = re.compile(r"(?:\s|,|;|\band\b|\bor\b|\\quad|\\qquad)*", re.IGNORECASE)
 _SENTENCE_END_RE = re.compile(r"[.!?](?=\s)|\n\s*\n")

@@ -315,7 +315,8 @@ def _final_box_group(text: str) -> list[str] | None:
     values = len({b[2].strip() for b in boxes})
     if box_disowned(text, group[0][0], group[-1][1], _join([b[2] for b in group]), values):
         return []  # its words say it is not the answer
-    if _BOUND_AFTER_RE.match(text, group[-1][1]) or _BOUND_BEFORE_RE.search(text, max(0, group[0][0] - 64),
+    if _BOUND_AFTER_RE.match(text, group[-1][1]) or _FOREIGN_BOUND_AFTER_RE.match(text, group[-1][1]) or \
+            _BOUND_BEFORE_RE.search(text, max(0, group[0][0] - 64),
                                                                              group[0][0]):
         return []  # "\\boxed{7}+", "\\boxed{7} at least", "\\boxed{7} is an upper bound": a bound
     if answer_gap_unexplained(text, group[0][0]):
@@ -874,13 +875,21 @@ _REVISION_RE = re.compile(_REVISION_RE.pattern + "|" + FOREIGN_REVISIONS, re.IGN
 # a bound right before the box, in words ("mindestens \\boxed{5}", "至少\\boxed{5}", "between 4 and
 # \\boxed{5}", "lower bound: \\boxed{5}": a seventh review; the one-word English ones are
 # _WORD_BEFORE's)
-_BOUND_BEFORE_RE = re.compile("(?:" + _words(
+# "at least" / "at most" in other languages, before or after the box
+_FOREIGN_BOUNDS = (
     r"mindestens|h[öo]chstens|au\s+moins|au\s+plus|al\s+menos|a\s+lo\s+sumo|almeno|al\s+massimo|"
     r"pelo\s+menos|no\s+m[áa]ximo|co\s+najmniej|co\s+najwy[żz]ej|minstens|hoogstens|en\s+az|en\s+fazla|"
-    r"v[äa]hint[äa][äa]n|enint[äa][äa]n|minst|h[öo]gst|greater\s+than\s+or\s+equal\s+to|"
-    r"less\s+than\s+or\s+equal\s+to|(?:lower|upper)\s+bound(?:\s+is)?|between\s+\S{1,20}\s+and|ca\.?",
+    r"v[äa]hint[äa][äa]n|enint[äa][äa]n|minst|h[öo]gst",
     r"не\s+менее|не\s+более|по\s+крайней\s+мере|как\s+минимум|как\s+максимум|минимум|максимум",
-    r"至少|最多|最低|最高|不少于|不超过|少なくとも|多くとも|최소|최대") + r")[\s:$*~(\[\\]*+$", re.IGNORECASE)
+    r"至少|最多|最低|最高|不少于|不超过|少なくとも|多くとも|최소|최대")
+_BOUND_BEFORE_RE = re.compile("(?:" + _words(
+    _FOREIGN_BOUNDS[0] + r"|greater\s+than\s+or\s+equal\s+to|"
+    r"less\s+than\s+or\s+equal\s+to|(?:lower|upper)\s+bound(?:\s+is)?|between\s+\S{1,20}\s+and|ca\.?",
+    *_FOREIGN_BOUNDS[1:]) + r")[\s:$*~(\[\\]*+$", re.IGNORECASE)
+# ... right after the box ("\\boxed{5} al menos", "\\boxed{5} не менее"; _BOUND_AFTER_RE has English)
+_FOREIGN_BOUND_AFTER_RE = re.compile(r"(?:\$|\\[)\]]|\*\*)*+\s*+(?:" + _words(
+    _FOREIGN_BOUNDS[0], _FOREIGN_BOUNDS[1] + r"|или\s+(?:больше|меньше|более|менее)", _FOREIGN_BOUNDS[2]) + ")",
+    re.IGNORECASE)
 
 
 def extract_answer(text: str, require_box: bool = False) -> str | None:

@@ -188,7 +188,11 @@ _NOT_UNIT_WORDS = {
     "nope", "crossed", "extra", "short", "too", "false", "wrongly", "doubtful", "unlikely", "rec",
     "recur", "recurs", "cannot", "unless", "seems", "seem", "off", "lower",
     "upper", "bound", "bounds", "hopefully", "unsure", "guess", "tbd", "maybe", "might", "could",
-    "would", "should", "wrong", "incorrect", "right", "xx", "approx"}
+    "would", "should", "wrong", "incorrect", "right", "xx", "approx",
+    # an eighth review: "or more" / "at least" in other languages after the value ("5 oder
+    # mehr", "5 al menos", "5 au moins", "5 mindestens"), and "jk" (just kidding)
+    "oder", "mehr", "weniger", "mindestens", "höchstens", "hochstens", "menos", "más", "mas",
+    "moins", "almeno", "meno", "più", "piu", "minst", "minstens", "hoogstens", "jk", "jkjk"}
 
 
 # "5 twelfths", "5 millionths": an ordinal after a number makes a fraction of it ("seconds"
