@@ -131,7 +131,7 @@ async def measure(methods: list[Method], runs: int, rounds: int) -> None:
 
 
 def _variants(backends: list[str], baseline: str | None, no_cgroup: bool,
-              python_exec: bool = False) -> list[tuple[str, str, dict]]:
+              python_exec: bool = False, baseline_rlimit: bool = False) -> list[tuple[str, str, dict]]:
     """(label, backend name, options): each backend, plus the comparison variants asked for."""
     out = []
     for name in backends:
@@ -142,20 +142,21 @@ def _variants(backends: list[str], baseline: str | None, no_cgroup: bool,
         if no_cgroup and name in ("local", "docker"):
             out.append((f"{name} (no cgroup: rlimit fallback)", name, {"cgroups": False}))
         if baseline and name == "local":
-            # The agent of another checkout (e.g. main before per-run cgroups) in the same
-            # slots, measured interleaved with this one: a side-by-side before/after.
-            out.append((f"local @ {baseline}", name, {"cgroups": False, "package_root": baseline}))
+            # The agent of another checkout in the same kind of slots (per-run cgroups as
+            # ``local`` has them; --baseline-rlimit: without, for an agent from before them),
+            # measured interleaved with this one: a side-by-side before/after.
+            out.append((f"local @ {baseline}", name, {"cgroups": not baseline_rlimit, "package_root": baseline}))
     return out
 
 
 async def run_all(cmds: dict, backends: list[str], runs: int, rounds: int, cores: int, work: Path,
                   baseline: str | None = None, no_cgroup: bool = False, python_exec: bool = False,
-                  langs: tuple[str, ...] = ("python", "cpp")):
+                  langs: tuple[str, ...] = ("python", "cpp"), baseline_rlimit: bool = False):
     started = []
     results = {}
     try:
         arts = {}
-        for label, name, opts in _variants(backends, baseline, no_cgroup, python_exec):
+        for label, name, opts in _variants(backends, baseline, no_cgroup, python_exec, baseline_rlimit):
             be = create_backend(name, **opts)
             await be.start()
             be.label = label
@@ -190,6 +191,8 @@ def main() -> int:
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "sandbox.md"))
     ap.add_argument("--baseline", metavar="CHECKOUT",
                     help="also run local with the agent of another checkout (e.g. /work/main)")
+    ap.add_argument("--baseline-rlimit", action="store_true",
+                    help="run that checkout's agent without per-run cgroups (one from before them)")
     ap.add_argument("--no-cgroup", action="store_true",
                     help="also run local/docker without per-run cgroups (what the cgroup costs)")
     ap.add_argument("--python-exec", action="store_true",
@@ -207,7 +210,7 @@ def main() -> int:
         names = [n.strip() for n in a.backends.split(",") if n.strip()]
         langs = tuple(x.strip() for x in a.langs.split(",") if x.strip())
         results = asyncio.run(run_all(cmds, names, a.runs, a.rounds, cores, work, a.baseline, a.no_cgroup,
-                                      a.python_exec, langs))
+                                      a.python_exec, langs, a.baseline_rlimit))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     rows = []
@@ -222,7 +225,8 @@ def main() -> int:
         "# Sandbox overhead",
         "",
         f"`bench/sandbox_overhead.py --backends {a.backends} --runs {a.runs} --rounds {a.rounds}"
-        f"{' --baseline ' + a.baseline if a.baseline else ''}{' --no-cgroup' if a.no_cgroup else ''}"
+        f"{' --baseline ' + a.baseline if a.baseline else ''}{' --baseline-rlimit' if a.baseline_rlimit else ''}"
+        f"{' --no-cgroup' if a.no_cgroup else ''}"
         f"{' --python-exec' if a.python_exec else ''}{' --langs ' + a.langs if a.langs != 'python,cpp' else ''}` on {platform.node()} "
         f"({cores} cores, {platform.machine()}), {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
         f"load average {load0:.1f} at start, {os.getloadavg()[0]:.1f} at the end.",

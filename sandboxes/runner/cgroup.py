@@ -292,10 +292,11 @@ def kill_v1(paths: dict, timeout_s: float) -> None:
     With forks refused, no process can join the group between reading its members and the
     kill, so each round kills all there is; the loop only waits for the dying. A process
     joins ``pids`` first (``V1_CONTROLLERS``), so a zero ``pids.current`` proves the whole
-    run empty without listing anything (the common case: the run ended by itself)."""
+    run empty without listing anything, and an empty ``pids`` list proves it too (a process
+    that exited but is not reaped yet is counted, not listed)."""
     pids_dir = paths["pids"]
-    if _pids_current(pids_dir) == 0:
-        return
+    if _pids_current(pids_dir) == 0 or not _pids(pids_dir):
+        return  # (counted but not listed: exited, not yet reaped)
     deadline = time.monotonic() + timeout_s
     pause = 0.0005
     stopped = False
