@@ -31,7 +31,6 @@ FIXED = [
     ("5", "The answer is ~ $\\boxed{5}$."),
     ("5", "The answer is something like $\\boxed{5}$."),
     ("5", "The answer is of order $\\boxed{5}$."),
-    ("5", "The answer is order $\\boxed{5}$."),
     ("5", "The answer is likely $\\boxed{5}$."),
     ("5", "The answer is I believe $\\boxed{5}$."),
     ("5", "The answer is I think it's $\\boxed{5}$."),
