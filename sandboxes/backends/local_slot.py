@@ -131,11 +131,25 @@ async def _send_with_fds(loop, sock: socket.socket, frame: bytes, fds: list[int]
     await loop.sock_sendall(sock, frame[sent:])
 
 
+def _nonblocking(sock: socket.socket) -> None:
+    """Non-blocking for the event loop's reads (the thread path sets a timeout); the ioctl
+    only when it is not already so."""
+    if sock.gettimeout() != 0.0:
+        sock.setblocking(False)
+
+
 async def _recv_exact(loop, sock: socket.socket, n: int) -> bytearray:
+    """``n`` bytes from the (non-blocking) socket. What has arrived is read at once; only
+    when nothing is there does it wait on the loop (each wait there costs the loop a reader
+    added and removed: about 8 syscalls, and a frame's body and output are normally there
+    already once its header is)."""
     buf = bytearray(n)  # read in place: no buffer of n bytes allocated for every chunk
     view, got = memoryview(buf), 0
     while got < n:
-        k = await loop.sock_recv_into(sock, view[got:])
+        try:
+            k = sock.recv_into(view[got:])
+        except BlockingIOError:
+            k = await loop.sock_recv_into(sock, view[got:])
         if not k:
             raise ProtocolError("peer closed the connection" + (" mid-frame" if got else ""))
         got += k
@@ -250,7 +264,7 @@ class Slot:
             self.ready_pending = False
             return
         sock = self.chan.sock
-        sock.setblocking(False)
+        _nonblocking(sock)
         loop = asyncio.get_running_loop()
         try:
             async with asyncio.timeout(timeout_s):  # no task per read, unlike wait_for
@@ -313,7 +327,7 @@ class Slot:
                 raise ProtocolError(f"slot {self.index} is not running")
             req["id"] = rid = next(self._ids)
             sock = self.chan.sock
-            sock.setblocking(False)
+            _nonblocking(sock)
             loop = asyncio.get_running_loop()
             try:
                 async with asyncio.timeout(timeout_s):  # no task per step, unlike wait_for
