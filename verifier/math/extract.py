@@ -350,7 +350,7 @@ _ANSWER_LEAD_RE = re.compile(r"\banswers?\s*+(?:is|was|are|would\s+be|will\s+be|
 _GAP_EVIDENCE_RE = re.compile(
     r"\b(?:at\s+(?:the\s+)?(?:least|most)|no\s+(?:more|less|fewer|greater)\s+than|not\s+(?:more|less)\s+than|"
     r"(?:more|less|fewer|greater|bigger|smaller|larger|higher|lower)\s+than|up\s+to|exceed\w*|"
-    r"from\s+\S{1,20}\s+to|between|bound\w*|lower|upper|minimal|maximal|minimaal|maximaal|"
+    r"from\s+\S{1,20}\s+to|between|bound\w*|minimaal|maximaal|"
     r"of\s+order|on\s+the\s+order\s+of|order\s+of\s+magnitude|something\s+like|like|e\.\s*g\.|"
     r"for\s+(?:example|instance)|such\s+as|unknown|unclear|uncertain|undetermined|doubt\w*|"
     r"conjectur\w*|hypothes\w*|speculat\w*|suspect\w*|tentative\w*|provisional\w*|draft|unverified|"
