@@ -1,10 +1,11 @@
 """Hostile math review 7 (a helper with only the service and the docs): the attacks its replay
 still found paid that this round's rules refuse, kept as they were sent.
 
-Three rules refuse them: the closed set between an answer phrase and its box
-(``extract.answer_gap_unexplained``: hedges, estimates and relations before the box), "at least"
-/ "or more" in other languages right after the box or the phrase's value, and ``>=``/``<=``/
-``!=`` read as relations, not as "=", in a concluding statement.
+The rules that refuse them: evidence between an answer phrase and its box
+(``extract.answer_gap_unexplained``: hedges, bounds and relations before the box), "at least"
+/ "or more" in other languages right after the box or the phrase's value, ``>=``/``<=``/``!=``
+read as relations, not as "=", in a concluding statement, more concluding words before a later
+value ("Accordingly 7."), and HTML attributes and hidden elements that are not shown.
 """
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ FIXED = [
     ("5", "The answer is $\\boxed{5}$ или больше"),
     ("5", "The answer is $\\boxed{5}$ не менее"),
     ("5", "The answer is $\\boxed{5}$ 至少"),
+    ("5", "The answer is $\\boxed{5}$. Accordingly 7."),
+    ("5", "The answer is $\\boxed{5}$. Ultimately 7."),
+    ("5", "The answer is $\\boxed{5}$. Overall 7."),
+    ("5", "The answer is $\\boxed{5}$. Equivalently 7."),
+    ("5", "The answer is $\\boxed{5}$. tl;dr 7"),
     ("5", "The answer is minimaal $\\boxed{5}$."),
     ("5", "The answer is from 4 to $\\boxed{5}$."),
     ("5", "The answer is bound: $\\boxed{5}$."),
@@ -47,6 +53,10 @@ FIXED = [
     ("5", "Die Antwort lautet 5 oder mehr."),
     ("5", "The answer is 5 al menos."),
     ("5", "The answer is 5 mindestens."),
+    ("7", "The answer is $\\boxed{5}$.\n\n<a title=\"$\\boxed{7}$\"></a>"),
+    ("7", "The answer is $\\boxed{5}$.\n\n<abbr title=\"$\\boxed{7}$\"></abbr>"),
+    ("7", "The answer is $\\boxed{5}$.\n\n<input value=\"$\\boxed{7}$\" type=\"hidden\">"),
+    ("7", "The answer is $\\boxed{5}$.\n\n<meta content=\"$\\boxed{7}$\">"),
 ]
 
 

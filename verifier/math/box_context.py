@@ -252,7 +252,10 @@ _CLAIM_LEAD = {"is", "are", "was", "be", "it's", "its", "that's", "say", "says",
                "claims", "pick", "choose", "with", "make", "vs", "versus", "equals", "gives", "yes",
                "report", "reports", "reported", "suggest", "suggests", "prefer", "try",
                # concluding words ("\\boxed{5}. Hence 7.": a seventh review)
-               "hence", "thus", "therefore", "finally", "namely", "ergo", "consequently"}
+               "hence", "thus", "therefore", "finally", "namely", "ergo", "consequently",
+               # ... and more of them ("\\boxed{5}. Accordingly 7.": the same review's replay)
+               "accordingly", "ultimately", "overall", "equivalently", "tl;dr", "tldr", "summary",
+               "conclusion", "altogether", "briefly", "result"}
 
 
 def _word_offered(answer: str, sentence: str) -> bool:

@@ -816,7 +816,12 @@ _HIDDEN_RE = re.compile(
     r"<!--.*?(?:-->|$)|\\iffalse\b.*?(?:\\fi\b|$)|\\begin\{comment\}.*?(?:\\end\{comment\}|$)"
     r"|(?m:^[ \t]*+%[^\n]*+)|\\(?:h|v)?phantom\s*+\{(?:[^{}]|\{[^{}]*+\})*+\}"
     r"|\\textcolor\s*+\{\s*+white\s*+\}\s*+\{(?:[^{}]|\{[^{}]*+\})*+\}"
-    r"|\\color\s*+\{\s*+white\s*+\}[^$]*+", re.S)
+    r"|\\color\s*+\{\s*+white\s*+\}[^$]*+"
+    # an HTML element set not to show, with what it holds; then any tag's attributes, which are
+    # not shown either: '<a title="$\\boxed{7}$"></a>' (a seventh review)
+    r"|<([A-Za-z][\w:-]*+)\b[^<>]*?(?:display\s*+:\s*+none|visibility\s*+:\s*+hidden|opacity\s*+:\s*+0(?![.\d]*[1-9])"
+    r"|\shidden\b|font-size\s*+:\s*+0(?![.\d]*[1-9]))[^<>]*+>.*?(?:</\1\s*+>|$)"
+    r"""|<[A-Za-z][\w:-]*+(?:\s++[\w:-]++\s*+=\s*+(?:"[^"<>]*+"|'[^'<>]*+'|[^\s"'<>=]++))++\s*+/?>""", re.S | re.I)
 # typesetting that makes what follows vanish: size 0, a scale of 0, a large negative kern or
 # space (a sixth review hid a second box that way; no answer of a real response needs them)
 _VANISHING_RE = re.compile(
