@@ -74,7 +74,11 @@ def _hedged(*parts: str) -> bool:
 # and "In summary, the count is five." are statements: a fourth review)
 _PLEASANTRY_RE = re.compile(r"\bI\s+hope\s+(?:it|this|that)\s+(?:is\s+(?:correct|right|helpful|clear)|helps)"
                             r"\s*+[.!]?(?=\s|$)|\bLet\s+me\s+know\s+if\s+you\s+have\s+(?:any\s+)?questions"
-                            r"\s*+[.!]?(?=\s|$)", re.IGNORECASE)
+                            r"\s*+[.!]?(?=\s|$)"
+                            # a sentence that points back at the value above ("So this is our final
+                            # answer.": an out-of-sample probe read "our final answer" as the answer)
+                            r"|(?<![\w,])(?:(?:so|thus|hence|and)\s+)?(?:this|that|it)\s+is\s+(?:our|my|the)\s+"
+                            r"(?:final\s+)?(?:answer|result)\s*+[.!]?(?=\s|$)", re.IGNORECASE)
 
 
 def _inert(tail: str) -> bool:

@@ -45,6 +45,8 @@ OTHER_LANGUAGE_PHRASES = (
     r"|(?:最终|最終)?答案\s*(?:是|为|為|：|:)|答え\s*(?:は|：|:)")
 _PHRASE_RE = re.compile(
     r"(?:final\s+answer\s*(?:is|:)|the\s+answer\s+is|answer\s*:|answer\s+is|" + OTHER_LANGUAGE_PHRASES
+    # a heading line that is only "Answer" ("### Answer", "**Final Answer**"): the next line holds it
+    + r"|(?m:^[ \t]*+(?:\#{1,6}[ \t]*+)?(?:final[ \t]+)?answer[ \t]*+:?[ \t]*+$)"
     + r")\s*[:：]?\s*",
     re.IGNORECASE,
 )
@@ -962,7 +964,10 @@ def extract_answer(text: str, require_box: bool = False) -> str | None:
             return None  # "The answer is not likely to be 3.", "... is wrong if it is 3"
         if ans and not looks_like_bare_answer(ans):
             # "Final Answer: the largest value is 7." -> what follows the last "is"
-            m = re.search(r"\b(?:is|are|equals|be)\s+(?!not\b)(\S.*)$", ans)
+            # ("### Answer\n\nThe area: 150" -> what follows a label's colon)
+            m = re.search(r"(?:\b(?:is|are|equals|be)\s+(?!not\b)|^[A-Za-z][\w ]{0,40}:\s*)(\S.*)$", ans)
+            if m and (_GAP_EVIDENCE_RE.search(ans, 0, m.start(1)) or _HEDGE_RE.search(ans, 0, m.start(1))):
+                m = None  # "Answer: at least: 7", "Answer: probably: 7"
             if m and looks_like_bare_answer(m.group(1)):
                 ans = _clean_phrase_answer(m.group(1))
         if ans and _revised(ans, text[phrases[-1].end() :]):

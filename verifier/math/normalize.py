@@ -514,6 +514,9 @@ def normalize(s: str) -> str:
     s = re.sub(r"(\d)\\[,!;: ](?=\d{3}(?!\d))", r"\1", s)
     s = re.sub(r"(?<!\s)\s*+(?:\\(?:text|mbox|mathrm)\s*+\{\s*+percent\s*+\}|(?<![a-z])percent(?![a-z]))",
                "%", s)
+    # "\text{Answer} = 1024" (a display's label, an out-of-sample probe): the value follows it
+    s = re.sub(r"^\s*+\\(?:text|textbf|textrm|mathrm|mbox)\s*+\{\s*+(?:the\s+)?(?:final\s+)?answer\s*+:?\s*+\}\s*+[:=]\s*+",
+               "", s, flags=re.IGNORECASE)
     s = _replace_text_commands(s)
     s = _SPACING_RE.sub(" ", s)
     s = _number_formats(s)
