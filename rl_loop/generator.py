@@ -19,7 +19,10 @@ by the old weights.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import os
+import shutil
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -94,6 +97,12 @@ def _prepare_env(s: GeneratorSettings) -> None:
         os.environ["PYTHONPATH"] = os.pathsep.join(x for x in (str(REPO_ROOT), pp) if x)
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    # vLLM binds its engine's ZMQ sockets as <VLLM_RPC_BASE_PATH>/<uuid> and leaves the files
+    # behind (default /tmp: about 84 a test run here): one private dir per process, removed at exit.
+    if "VLLM_RPC_BASE_PATH" not in os.environ:
+        ipc = tempfile.mkdtemp(prefix="rl-loop-vllm-ipc-")
+        os.environ["VLLM_RPC_BASE_PATH"] = ipc
+        atexit.register(shutil.rmtree, ipc, True)
 
 
 class Generator:

@@ -104,3 +104,42 @@ def test_many_seeded_prompts_over_one_step_budget():
     # per-request seeds keep sampling reproducible however the prompts were scheduled
     by_key = {r.key: [c.token_ids for c in r.completions] for r in again}
     assert all(by_key[r.key] == [c.token_ids for c in r.completions] for r in first)
+
+
+def test_vllm_ipc_sockets_go_to_a_private_dir_removed_at_exit(tmp_path):
+    """vLLM's engine binds ZMQ sockets as files under VLLM_RPC_BASE_PATH (default /tmp) and leaves
+    them there; the generator's environment points it at a dir of its own, removed when the
+    process exits (checked in a child process: its /tmp must not gain a socket path)."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+    import textwrap
+    from pathlib import Path
+
+    code = textwrap.dedent("""
+        import os, sys
+        os.environ.pop("VLLM_RPC_BASE_PATH", None)
+        from rl_loop.generator import GeneratorSettings, _prepare_env
+        _prepare_env(GeneratorSettings(model_path="unused"))
+        base = os.environ["VLLM_RPC_BASE_PATH"]
+        from vllm.utils.network_utils import get_open_zmq_ipc_path
+        path = get_open_zmq_ipc_path()
+        assert path.startswith("ipc://" + base + "/"), path
+        assert os.path.isdir(base) and os.stat(base).st_mode & 0o777 == 0o700
+        open(path[len("ipc://"):], "w").close()  # what a bind leaves behind
+        print(base)
+    """)
+    env = {k: v for k, v in os.environ.items() if k != "VLLM_RPC_BASE_PATH"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         cwd=str(Path(__file__).resolve().parents[2]), timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    base = out.stdout.strip().splitlines()[-1]
+    assert base.startswith(tempfile.gettempdir()) and not os.path.exists(base), base
+    # A path the user set is kept as it is.
+    code2 = ("import os\nfrom rl_loop.generator import GeneratorSettings, _prepare_env\n"
+             "_prepare_env(GeneratorSettings(model_path='unused'))\nprint(os.environ['VLLM_RPC_BASE_PATH'])\n")
+    out2 = subprocess.run([sys.executable, "-c", code2], capture_output=True, text=True,
+                          env={**env, "VLLM_RPC_BASE_PATH": str(tmp_path)},
+                          cwd=str(Path(__file__).resolve().parents[2]), timeout=300)
+    assert out2.returncode == 0 and out2.stdout.strip().splitlines()[-1] == str(tmp_path), out2.stderr[-2000:]
