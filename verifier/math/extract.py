@@ -388,8 +388,9 @@ def answer_gap_unexplained(text: str, start: int) -> bool:
     it? (See above.)"""
     line_start = text.rfind("\n", 0, start) + 1
     if not text[line_start:start].strip(" \t$*#>-_`[(\\"):  # the box opens its line ("...is\n\\boxed{5}")
-        prev = text.rstrip(" \t\n", 0, line_start) if False else text[:line_start].rstrip()
-        line_start = prev.rfind("\n") + 1
+        window = max(0, line_start - 240)  # (bounded: a policy may pad with blank lines)
+        prev_end = window + len(text[window:line_start].rstrip())
+        line_start = text.rfind("\n", window, prev_end) + 1 or window
     lo = max(line_start, start - 240)
     lead = None
     for lead in _ANSWER_LEAD_RE.finditer(text, lo, start):
