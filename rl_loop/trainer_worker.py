@@ -459,6 +459,10 @@ def main() -> None:
         msg = box[0]
         cmd = msg["cmd"]
         if cmd == "shutdown":
+            # Every rank has the message before any tears its group down: rank 0 destroying
+            # its side while another node still reads the broadcast aborted that node's
+            # worker ("terminate called without an active exception", once in a CI run).
+            dist.barrier()
             if conn is not None:
                 conn.send({"ok": True})
             break
