@@ -42,6 +42,13 @@ def _tree():
     return tree
 
 
+def _join(group) -> None:
+    """In a forked child: move into the run's group, as the spawn shim does."""
+    for path in group.procs_files:
+        with open(path, "w") as f:
+            f.write("0")
+
+
 def _alive(pid: int) -> bool:
     """Running (a zombie waiting for init to reap it is dead)."""
     try:
@@ -101,9 +108,7 @@ def test_run_group_kills_daemons_and_is_removed():
         group = RunCgroup(slot, "run-t", memory_bytes=64 << 20, max_pids=16)
         pid = os.fork()
         if pid == 0:
-            for path in group.procs_files:
-                with open(path, "w") as f:
-                    f.write("0")
+            _join(group)
             if os.fork() == 0:
                 os.setsid()
                 if os.fork() == 0:
@@ -139,9 +144,7 @@ def test_kill_stops_a_fork_loop_and_empties_the_group():
         assert group.procs_files[0].startswith(group.paths["pids"])
         pid = os.fork()
         if pid == 0:
-            for path in group.procs_files:
-                with open(path, "w") as f:
-                    f.write("0")
+            _join(group)
             os.setsid()
             while True:  # every process forks for ever; failed forks are retried
                 try:
@@ -174,9 +177,7 @@ def test_kill_of_an_empty_group_reads_no_member_list():
         group = RunCgroup(slot, "run-e", memory_bytes=64 << 20, max_pids=16)
         pid = os.fork()
         if pid == 0:
-            for path in group.procs_files:
-                with open(path, "w") as f:
-                    f.write("0")
+            _join(group)
             os._exit(0)
         os.waitpid(pid, 0)
         assert open(f"{group.paths['pids']}/pids.current").read().strip() == "0"

@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from verifier.math.extract import (FOREIGN_CONDITIONS, _both_cases, FOREIGN_NUMBER_RE, FOREIGN_REVISIONS, _HEDGE_RE, _INTERMEDIATE_RE, _NEGATED_NOTE_RE,
+from verifier.math.extract import (STATING_MODAL_RE, FOREIGN_CONDITIONS, _both_cases, FOREIGN_NUMBER_RE, FOREIGN_REVISIONS, _HEDGE_RE, _INTERMEDIATE_RE, _NEGATED_NOTE_RE,
                                    _NUMBER_WORD_RE, _REVISION_RE, OTHER_LANGUAGE_PHRASES, _squeeze)
 
 _NEAR = 240
@@ -57,9 +57,6 @@ _WEAK = {"if", "should", "say", "claim", "think", "believe", "earlier", "tried",
          "roughly", "assuming", "assume", "suppose", "supposing",
          # right before the box these mark it approximate instead (extract._APPROX_BEFORE_RE)
          "approximately", "approx", "about", "around", "nearly", "almost", "circa"}
-# "So the answer would be \\boxed{5}." states it (an out-of-sample probe: GPT- and Llama-style
-# endings were refused); "would" elsewhere ("I would guess", "it would be wrong") still hedges
-_STATING_MODAL_RE = re.compile(r"would\s+(?:therefore\s+|then\s+|thus\s+|also\s+|still\s+)?be\b", re.IGNORECASE)
 _CONDITION_RE = re.compile(r"\b(?:if|when|whenever|unless|case|otherwise|else|either)\b|" + FOREIGN_CONDITIONS, re.IGNORECASE)
 _SENTENCE_END_RE = re.compile(r"[.!?](?=\s)|\n\s*\n")
 _REJECTED_AFTER_RE = re.compile(
@@ -99,7 +96,7 @@ def box_disowned(text: str, start: int, end: int, answer: str, boxes: int) -> bo
     answer (see the module doc). ``answer``: the group's content; ``boxes``: how many
     distinct values the response boxes in all."""
     before = _sentence_before(text, start)
-    if any(m.group(0).lower() not in _WEAK and not _STATING_MODAL_RE.match(before, m.start())
+    if any(m.group(0).lower() not in _WEAK and not STATING_MODAL_RE.match(before, m.start())
            for m in _HEDGE_RE.finditer(before)):
         return True  # "Not sure: \boxed{3}", "The count doesn't equal \boxed{3}"
     if boxes > 1 and _CONDITION_RE.search(before):

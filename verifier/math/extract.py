@@ -358,9 +358,11 @@ _GAP_EVIDENCE_RE = re.compile(
     r"conjectur\w*|hypothes\w*|speculat\w*|suspect\w*|tentative\w*|provisional\w*|draft|unverified|"
     r"untrue|congruent)\b"
     r"|(?<![A-Za-z])e\.\s*g\.", re.IGNORECASE)
-# "would be" / "should be" / "must be" state the answer here; any other hedge word is evidence
-_GAP_LEAD_VERBS_RE = re.compile(r"\b(?:would|should|must|will)\s+(?:therefore\s+|then\s+|thus\s+)?be\b",
-                                re.IGNORECASE)
+# "the answer would be" / "should be" states it (an out-of-sample probe: GPT- and Llama-style
+# endings were refused); any other hedge word is evidence ("I would guess" still hedges).
+# Also box_context's, for the sentence before a box.
+STATING_MODAL_RE = re.compile(r"\b(?:would|should)\s+(?:therefore\s+|then\s+|thus\s+|also\s+|still\s+)?be\b",
+                              re.IGNORECASE)
 # relations that make the box a bound or something other than the value; approximations
 # (\approx, \sim, ...) are not here: "\approx \boxed{2.24}" is judged as an approximation
 _GAP_RELATION_CMDS = frozenset(
@@ -404,7 +406,7 @@ def answer_gap_unexplained(text: str, start: int) -> bool:
         return True
     # (approximation words are not refused: next to the box they make it an approximation)
     hedge = [m for m in _HEDGE_RE.finditer(gap) if m.group(0).lower() not in _GAP_APPROX_WORDS]
-    if hedge and not all(_GAP_LEAD_VERBS_RE.match(gap, m.start()) for m in hedge):
+    if hedge and not all(STATING_MODAL_RE.match(gap, m.start()) for m in hedge):
         return True  # "likely", "I believe", "probably", "perhaps" anywhere in the gap
     depth, in_math, related = 0, False, False
     for m in _GAP_TOKEN_RE.finditer(gap):
