@@ -144,8 +144,11 @@ def _variants(backends: list[str], baseline: str | None, no_cgroup: bool,
         if baseline and name == "local":
             # The agent of another checkout in the same kind of slots (per-run cgroups as
             # ``local`` has them; --baseline-rlimit: without, for an agent from before them),
-            # measured interleaved with this one: a side-by-side before/after.
-            out.append((f"local @ {baseline}", name, {"cgroups": not baseline_rlimit, "package_root": baseline}))
+            # measured interleaved with this one: a side-by-side before/after. Unpinned: an
+            # agent from before slot pinning does not know --cpu (local pins, so the pair
+            # includes what pinning gives).
+            out.append((f"local @ {baseline}", name, {"cgroups": not baseline_rlimit, "package_root": baseline,
+                                                      "pin_cpus": False}))
     return out
 
 

@@ -29,6 +29,7 @@ import os
 from pydantic import BaseModel, ConfigDict, Field
 
 from sandboxes.backends.base import SandboxBackend, SandboxError
+from sandboxes.backends.cpu_pin import slot_cpus
 from sandboxes.backends.docker_pool import AgentError, AgentLost, ArtifactEvicted, ContainerPool, PoolSpec
 from sandboxes.backends.local import UidLease
 from sandboxes.backends.selftest import run_selftests
@@ -70,6 +71,9 @@ class DockerBackendConfig(BaseModel):
     python_fork_server: bool = Field(
         True, description="Run Python tests as forks of a started interpreter in each container "
                           "(sandboxes/runner/pyfork.py); False: exec python3 per test.")
+    pin_cpus: bool = Field(
+        True, description="Each container's agent and runs on a core of their own, where the engine "
+                          "has at least as many CPUs as containers (sandboxes/backends/cpu_pin.py).")
 
 
 class DockerBackend(SandboxBackend):
@@ -120,7 +124,11 @@ class DockerBackend(SandboxBackend):
                             uids=[lease.uid for lease in self._leases],
                             start_timeout_s=self.config.start_timeout_s, cgroups=self.config.cgroups,
                             python_fork_server=self.config.python_fork_server)
-            driver = (await asyncio.to_thread(self._client.info)).get("CgroupDriver", "?")
+            info = await asyncio.to_thread(self._client.info)
+            driver = info.get("CgroupDriver", "?")
+            # The engine's CPUs (the same as ours for a local engine).
+            spec.slot_cpus = slot_cpus(self._size, self.config.pin_cpus,
+                                       list(range(info.get("NCPU") or 0)) or None)
             if spec.cgroups and driver != "cgroupfs":
                 # --cgroup-parent is a path only with the cgroupfs driver (systemd wants a slice).
                 spec.cgroups = False

@@ -204,6 +204,7 @@ class PoolSpec:
     ipc_root: Path | None = None
     cgroups: bool = True  # a cgroup per run (when the host allows: see ContainerPool.accounting)
     python_fork_server: bool = True  # Python tests as forks of a zygote (sandboxes/runner/pyfork.py)
+    slot_cpus: list[int | None] = field(default_factory=list)  # slot i's core (cpu_pin); None/absent: free
 
 
 class ContainerPool:
@@ -443,6 +444,9 @@ class ContainerPool:
                  "--wipe", "/dev/shm", "--clear-ipc", "--pch-root", IMAGE_PCH_ROOT]
         if not spec.python_fork_server:
             agent += ["--python-fork-server", "off"]
+        cpu = spec.slot_cpus[index] if index < len(spec.slot_cpus) else None
+        if cpu is not None:
+            agent += ["--cpu", str(cpu)]
         kwargs = {}
         if spec.cpus:
             kwargs["nano_cpus"] = int(spec.cpus * 1e9)

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from sandboxes.backends.base import SandboxBackend, SandboxError
 from sandboxes.backends.cgroup_host import CgroupTree
+from sandboxes.backends.cpu_pin import slot_cpus
 from sandboxes.backends.slot_queue import PriorityGate, SlotPoolError, SlotQueue
 from sandboxes.runner import convert, pch
 from sandboxes.runner.batching import run_batch
@@ -71,7 +72,7 @@ class LocalBackend(SandboxBackend):
                  lock_dir: str = "/run/oubliette-sandbox", bwrap: str | None = None,
                  selftest: bool = True, cgroups: bool = True, require_cgroup: bool = False,
                  package_root: str | None = None, python_fork_server: bool = True,
-                 pch_cache: str | None = "/var/cache/oubliette/pch"):
+                 pch_cache: str | None = "/var/cache/oubliette/pch", pin_cpus: bool = True):
         """``resolver``: a BlobStore (or anything with ``get``/``local_path``) for links.
         ``capacity``: parallel slots (default: CPU cores). ``scratch_size_mb``: tmpfs cap
         of one slot's scratch. ``output_store``: where ``output_to_store`` puts stdout
@@ -82,8 +83,11 @@ class LocalBackend(SandboxBackend):
         ``python_fork_server``: Python tests run as forks of a started interpreter per slot
         (sandboxes/runner/pyfork.py); False: every test execs python3 (the old path).
         ``pch_cache``: host dir where precompiled headers are built once
-        (sandboxes/runner/pch.py) and bound read-only into every slot; None: compile without them."""
+        (sandboxes/runner/pch.py) and bound read-only into every slot; None: compile without them.
+        ``pin_cpus``: each slot (its agent and every run) on a core of its own, where there
+        are at least as many usable cores as slots (sandboxes/backends/cpu_pin.py)."""
         self.python_fork_server = python_fork_server
+        self.pin_cpus = pin_cpus
         self._capacity = capacity or os.cpu_count() or 1
         self.resolver = convert.BlobResolver(resolver, pass_fds=True)
         self._code_objects = convert.CodeObjects()
@@ -137,12 +141,13 @@ class LocalBackend(SandboxBackend):
         try:
             self._setup_cgroups()
             self.pch_root = await asyncio.to_thread(prepare_pch, self.pch_cache)
+            cpus = slot_cpus(self._capacity, self.pin_cpus)
             for i in range(self._capacity):
                 lease = UidLease(self.lock_dir, self.uid_base)
                 self._leases.append(lease)
                 dirs = self._cgroup_tree.slot(f"slot-{i}") if self._cgroup_tree else None
                 slot = Slot(i, lease.uid, self.bwrap, self.scratch_size_mb, dirs, self.package_root,
-                            self.python_fork_server, self.pch_root)
+                            self.python_fork_server, self.pch_root, cpus[i])
                 slot.spawn()
                 self.slots.append(slot)
             for slot in self.slots:

@@ -76,8 +76,10 @@ def cgroup_binds(dirs: CgroupDirs | None) -> tuple[list[str], list[str]]:
 
 def bwrap_argv(bwrap: str, *, uid: int, fd: int, scratch_size_mb: int,
                cgroup: CgroupDirs | None = None, pkg_root: Path = _PKG_ROOT,
-               python_fork_server: bool = True, pch_root: str | None = None) -> list[str]:
-    """The namespace each slot's agent lives in (see the module docstring for why each part)."""
+               python_fork_server: bool = True, pch_root: str | None = None,
+               cpu: int | None = None) -> list[str]:
+    """The namespace each slot's agent lives in (see the module docstring for why each part).
+    ``cpu``: the core the agent pins itself and its runs to (``cpu_pin``); None: unpinned."""
     argv = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv",
             "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8",
@@ -112,6 +114,8 @@ def bwrap_argv(bwrap: str, *, uid: int, fd: int, scratch_size_mb: int,
              "--run-gid", str(uid), "--wipe", "/dev/shm", "--clear-ipc", *cg_args, *pch_args]
     if not python_fork_server:
         argv += ["--python-fork-server", "off"]
+    if cpu is not None:
+        argv += ["--cpu", str(cpu)]
     return argv
 
 
@@ -187,8 +191,9 @@ class Slot:
 
     def __init__(self, index: int, uid: int, bwrap: str, scratch_size_mb: int,
                  cgroup: CgroupDirs | None = None, pkg_root: Path = _PKG_ROOT,
-                 python_fork_server: bool = True, pch_root: str | None = None):
+                 python_fork_server: bool = True, pch_root: str | None = None, cpu: int | None = None):
         self.index, self.uid, self.bwrap, self.scratch_size_mb = index, uid, bwrap, scratch_size_mb
+        self.cpu = cpu  # the core this slot's agent and runs are pinned to (None: not pinned)
         self.python_fork_server = python_fork_server
         self.cgroup, self.pkg_root, self.pch_root = cgroup, pkg_root, pch_root
         self.proc: subprocess.Popen | None = None
@@ -213,7 +218,8 @@ class Slot:
             self.proc = subprocess.Popen(
                 bwrap_argv(self.bwrap, uid=self.uid, fd=box_end.fileno(), scratch_size_mb=self.scratch_size_mb,
                            cgroup=self.cgroup, pkg_root=self.pkg_root,
-                           python_fork_server=self.python_fork_server, pch_root=self.pch_root),
+                           python_fork_server=self.python_fork_server, pch_root=self.pch_root,
+                           cpu=self.cpu),
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=None,
                 pass_fds=[box_end.fileno()], env={"PATH": "/usr/bin:/bin"}, close_fds=True)
         finally:

@@ -3,7 +3,8 @@
 Why: namespaces, uid and rlimits already stop the attacks the threat model lists; this
 filter shrinks the *kernel* surface a run can reach: no new namespaces (an unprivileged
 user namespace gives a process capabilities over fresh kernel objects, a common exploit
-path), no mount/ptrace/bpf/perf/io_uring/userfaultfd/keyring/module calls. Denied calls
+path), no mount/ptrace/bpf/perf/io_uring/userfaultfd/keyring/module calls, and no move off
+the core its slot is pinned to (sched_setaffinity). Denied calls
 fail with EPERM (clone3 with ENOSYS, so glibc falls back to clone, whose namespace flags
 are checked); 32-bit (i386/x32) syscalls kill the process since their numbers differ.
 Installed after PR_SET_NO_NEW_PRIVS, which lets an unprivileged process add a filter.
@@ -41,6 +42,9 @@ DENIED_X86_64 = {
     "bpf": 321, "userfaultfd": 323, "kexec_file_load": 320, "io_uring_setup": 425,
     "io_uring_enter": 426, "io_uring_register": 427, "open_tree": 428, "move_mount": 429,
     "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
+    # A slot's runs share the core it is pinned to (backends/cpu_pin.py); a run may not move
+    # itself onto another slot's core (reading its affinity stays allowed).
+    "sched_setaffinity": 203,
 }
 
 

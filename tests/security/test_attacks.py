@@ -533,6 +533,53 @@ print('daemonized')
     assert_healthy(backend)
 
 
+def test_cannot_move_onto_another_slots_core(backend):
+    # Slots are pinned one core each (sandboxes/backends/cpu_pin.py); a run that widened its
+    # affinity, from Python or from C, would take CPU from the slot next to it. Reading it
+    # stays allowed; a forked child and a thread are refused as the run itself is.
+    code = r"""
+import ctypes, json, os, threading
+libc = ctypes.CDLL(None, use_errno=True)
+before = sorted(os.sched_getaffinity(0))
+res = {"before": before, "all": list(range(os.cpu_count()))}
+try:
+    os.sched_setaffinity(0, set(range(os.cpu_count())))
+    res["python"] = "allowed"
+except PermissionError:
+    res["python"] = "EPERM"
+mask = ctypes.c_ulong((1 << os.cpu_count()) - 1)
+rc = libc.sched_setaffinity(0, ctypes.sizeof(mask), ctypes.byref(mask))
+res["libc"] = "EPERM" if rc != 0 and ctypes.get_errno() == 1 else "rc=%d errno=%d" % (rc, ctypes.get_errno())
+rc = libc.syscall(203, 0, ctypes.sizeof(mask), ctypes.byref(mask))
+res["syscall"] = "EPERM" if rc != 0 and ctypes.get_errno() == 1 else "rc=%d" % rc
+pid = os.fork()
+if pid == 0:
+    try:
+        os.sched_setaffinity(0, set(range(os.cpu_count())))
+        os._exit(0)
+    except PermissionError:
+        os._exit(3)
+res["child"] = os.WEXITSTATUS(os.waitpid(pid, 0)[1])
+box = []
+def widen():
+    try:
+        os.sched_setaffinity(0, set(range(os.cpu_count())))
+        box.append("allowed")
+    except PermissionError:
+        box.append("EPERM")
+t = threading.Thread(target=widen)
+t.start(); t.join()
+res["thread"] = box[0]
+res["after"] = sorted(os.sched_getaffinity(0))
+print(json.dumps(res))
+"""
+    out = _json_out(backend.run_code("python", code))
+    assert (out["python"], out["libc"], out["syscall"], out["child"], out["thread"]) == \
+        ("EPERM", "EPERM", "EPERM", 3, "EPERM"), out
+    assert out["after"] == out["before"], out
+    assert_healthy(backend)
+
+
 def test_cannot_create_namespaces_or_reach_risky_syscalls(backend):
     # A user namespace would hand the run capabilities over fresh kernel objects (an
     # exploit path); the seccomp filter refuses it and the other listed calls.
