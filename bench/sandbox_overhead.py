@@ -131,7 +131,8 @@ async def measure(methods: list[Method], runs: int, rounds: int) -> None:
 
 
 def _variants(backends: list[str], baseline: str | None, no_cgroup: bool,
-              python_exec: bool = False, baseline_rlimit: bool = False) -> list[tuple[str, str, dict]]:
+              python_exec: bool = False, baseline_rlimit: bool = False,
+              unpinned: bool = False) -> list[tuple[str, str, dict]]:
     """(label, backend name, options): each backend, plus the comparison variants asked for."""
     out = []
     for name in backends:
@@ -141,6 +142,8 @@ def _variants(backends: list[str], baseline: str | None, no_cgroup: bool,
             out.append((f"{name} (python exec path)", name, {"python_fork_server": False}))
         if no_cgroup and name in ("local", "docker"):
             out.append((f"{name} (no cgroup: rlimit fallback)", name, {"cgroups": False}))
+        if unpinned and name in ("local", "docker"):
+            out.append((f"{name} (slots not pinned)", name, {"pin_cpus": False}))
         if baseline and name == "local":
             # The agent of another checkout in the same kind of slots (per-run cgroups as
             # ``local`` has them; --baseline-rlimit: without, for an agent from before them),
@@ -154,12 +157,13 @@ def _variants(backends: list[str], baseline: str | None, no_cgroup: bool,
 
 async def run_all(cmds: dict, backends: list[str], runs: int, rounds: int, cores: int, work: Path,
                   baseline: str | None = None, no_cgroup: bool = False, python_exec: bool = False,
-                  langs: tuple[str, ...] = ("python", "cpp"), baseline_rlimit: bool = False):
+                  langs: tuple[str, ...] = ("python", "cpp"), baseline_rlimit: bool = False,
+                  unpinned: bool = False):
     started = []
     results = {}
     try:
         arts = {}
-        for label, name, opts in _variants(backends, baseline, no_cgroup, python_exec, baseline_rlimit):
+        for label, name, opts in _variants(backends, baseline, no_cgroup, python_exec, baseline_rlimit, unpinned):
             be = create_backend(name, **opts)
             await be.start()
             be.label = label
@@ -196,6 +200,8 @@ def main() -> int:
                     help="also run local with the agent of another checkout (e.g. /work/main)")
     ap.add_argument("--baseline-rlimit", action="store_true",
                     help="run that checkout's agent without per-run cgroups (one from before them)")
+    ap.add_argument("--unpinned", action="store_true",
+                    help="also run local/docker with slots not pinned to cores (what pinning gives)")
     ap.add_argument("--no-cgroup", action="store_true",
                     help="also run local/docker without per-run cgroups (what the cgroup costs)")
     ap.add_argument("--python-exec", action="store_true",
@@ -213,7 +219,7 @@ def main() -> int:
         names = [n.strip() for n in a.backends.split(",") if n.strip()]
         langs = tuple(x.strip() for x in a.langs.split(",") if x.strip())
         results = asyncio.run(run_all(cmds, names, a.runs, a.rounds, cores, work, a.baseline, a.no_cgroup,
-                                      a.python_exec, langs, a.baseline_rlimit))
+                                      a.python_exec, langs, a.baseline_rlimit, a.unpinned))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     rows = []
@@ -229,7 +235,7 @@ def main() -> int:
         "",
         f"`bench/sandbox_overhead.py --backends {a.backends} --runs {a.runs} --rounds {a.rounds}"
         f"{' --baseline ' + a.baseline if a.baseline else ''}{' --baseline-rlimit' if a.baseline_rlimit else ''}"
-        f"{' --no-cgroup' if a.no_cgroup else ''}"
+        f"{' --no-cgroup' if a.no_cgroup else ''}{' --unpinned' if a.unpinned else ''}"
         f"{' --python-exec' if a.python_exec else ''}{' --langs ' + a.langs if a.langs != 'python,cpp' else ''}` on {platform.node()} "
         f"({cores} cores, {platform.machine()}), {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
         f"load average {load0:.1f} at start, {os.getloadavg()[0]:.1f} at the end.",
