@@ -67,3 +67,33 @@ def test_a_store_file_counts_as_checked_only_as_it_was_when_checked(store):
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))  # rewritten in place
     assert not res.all_verified([link])
     assert not BlobResolver(store).all_verified([link])  # no fd passing: never
+
+
+def test_a_blob_that_leaves_the_store_after_its_first_use_is_never_served_stale(store):
+    # The resolver remembers where a link's file is, not that it is there: a blob the store
+    # lost (collected, or a symlink or directory put in its place) is seen at the next use.
+    link, _ = store.put(b"5 6\n")
+    path = store.local_path(link)
+    res = BlobResolver(store, pass_fds=True)
+    fds: list[int] = []
+    assert res.source(Blob(link=link), fds) == {"fd": 0}
+    os.close(fds.pop())
+    assert res.all_verified([link])
+    os.unlink(path)
+    assert not res.all_verified([link])
+    with pytest.raises(Exception):  # no file and no kept bytes: the store's own error
+        res.source(Blob(link=link), fds)
+    assert fds == []
+    os.mkdir(path)  # a directory where the file was: not a regular file, never verified
+    assert not res.all_verified([link])
+    os.rmdir(path)
+    os.symlink("/etc/hostname", path)  # a symlink: never followed
+    assert not res.all_verified([link])
+    with pytest.raises(OSError):
+        res._open_verified(link)
+    os.unlink(path)
+    link2, _ = store.put(b"5 6\n")  # put back: checked again from scratch, then served
+    assert link2 == link and not res.all_verified([link])
+    assert res.source(Blob(link=link), fds) == {"fd": 0}
+    assert os.read(fds[0], 100) == b"5 6\n"
+    os.close(fds.pop())
