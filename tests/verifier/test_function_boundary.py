@@ -154,3 +154,20 @@ async def test_bad_callees(service, blobs, code, verdict):
     _add(blobs, "f", "f", ["assert f() == 1\n"])
     got, r = await _verdict(service, "f", code)
     assert got == verdict, r.tests
+
+
+@pytest.mark.parametrize("time_limit_s", [0.1, 0.5, 1.0, 1.5, 2.0, 5.0, 10.0])
+def test_the_harness_catches_a_stalled_candidate_before_the_runners_idleness_limit(time_limit_s):
+    # A candidate that stops reading or answering must be reported by the harness (which
+    # says "did not read", "did not answer"), not raced by the runner's idleness limit
+    # (the run's CPU limit): the run's limit leaves at least a second over the harness's
+    # own waiting budget, which is the harness's wall_limit rule.
+    from sandboxes.runner.watch import run_idle_limit
+    from verifier.judging.function import harness_limits, harness_wait_s
+
+    run = harness_limits(Limits(time_limit_s=time_limit_s))
+    idle = run_idle_limit(run.cpu_time_s, run.wall_time_s)
+    assert harness_wait_s(time_limit_s) == max(3 * time_limit_s, time_limit_s + 2)
+    assert idle is None or idle >= harness_wait_s(time_limit_s) + 1
+    assert run.wall_time_s >= harness_wait_s(time_limit_s) + 1
+    assert run.cpu_time_s >= 2 * time_limit_s + 1  # the jury's room is never cut

@@ -84,12 +84,24 @@ def _verdict(run: RunResult) -> tuple[Verdict, str, float, int]:
                         + (f": {err}" if err else "")), run.cpu_time_s, run.memory_kb
 
 
+def harness_wait_s(time_limit_s: float) -> float:
+    """How long the harness waits on the candidate in all (``Channel.wall_limit`` in
+    boundary/harness_main.py, which computes the same from its CPU limit): the rule of a
+    stdio program's wall limit, 3x the CPU limit and at least 2 s more."""
+    return max(3 * time_limit_s, time_limit_s + 2)
+
+
 def harness_limits(limits: Limits) -> RunLimits:
     """The run's limits: the harness enforces the problem's CPU limit on the candidate's
     process alone; the run as a whole (harness, jury code, candidate) gets twice that plus a
     second, so judging work is never charged to the candidate."""
     base = run_limits(limits)
-    cpu = 2 * limits.time_limit_s + 1
+    # At least a second above the harness's own budget for waiting on the candidate, so a
+    # candidate that stops reading or answering is caught by the harness, which says so,
+    # and not by the runner's idleness limit (the run's CPU limit): at a 1 s limit both were
+    # 3 s, and which fired first was a race (clean-clone CI, lambda: TLE either way, but
+    # the message said "idleness" instead of "did not read").
+    cpu = max(2 * limits.time_limit_s + 1, harness_wait_s(limits.time_limit_s) + 1)
     # Wall time only catches a blocked or stopped run (the harness enforces CPU time); a
     # test with hundreds of calls on a large argument takes several seconds of wall time on
     # a loaded machine, so leave room.

@@ -93,7 +93,7 @@ class _Channel:
         # that sleeps or blocks held its slot for the whole run's wall limit (15 s a test at
         # 2 s: a hostile review pushed correct submissions of a batch past its deadline).
         self.waited = 0.0
-        self.wall_limit = max(3 * cpu_limit, cpu_limit + 2)
+        self.wall_limit = max(3 * cpu_limit, cpu_limit + 2)  # = function.harness_wait_s
 
     # -- the candidate's process -------------------------------------------------------
     def limit(self):
