@@ -93,8 +93,8 @@ def harness_wait_s(time_limit_s: float) -> float:
 
 def harness_limits(limits: Limits) -> RunLimits:
     """The run's limits: the harness enforces the problem's CPU limit on the candidate's
-    process alone; the run as a whole (harness, jury code, candidate) gets twice that plus a
-    second, so judging work is never charged to the candidate."""
+    process alone; the run as a whole (harness, jury code, candidate) gets at least twice that
+    plus a second, so judging work is never charged to the candidate."""
     base = run_limits(limits)
     # At least a second above the harness's own budget for waiting on the candidate, so a
     # candidate that stops reading or answering is caught by the harness, which says so,
