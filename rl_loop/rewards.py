@@ -118,4 +118,8 @@ def make_client(mode: str, store_uri: str, backend: str = "local", verifier_url:
         if not verifier_url:
             raise ValueError("rewards.mode=http needs rewards.verifier_url")
         return VerifierClient(verifier_url)
-    return VerifierClient.embedded(store_uri=store_uri, backend=backend)
+    # The embedded verifier shares the machine with the trainer ranks and the vLLM engines,
+    # which pin their own threads to cores: slots pinned as well (sandboxes/backends/cpu_pin.py)
+    # could not move off a core those keep busy, so here the scheduler places the runs.
+    options = {"pin_cpus": False} if backend in ("local", "docker") else {}
+    return VerifierClient.embedded(store_uri=store_uri, backend=backend, backend_options=options)

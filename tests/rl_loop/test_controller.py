@@ -233,3 +233,18 @@ def test_resume_from_a_checkpoint_trains_what_an_uninterrupted_run_trains(tmp_pa
     m_cut.rows = m_first.rows + m_again.rows
     assert _trained(again, m_cut) == _trained(full, m_full)
     assert [s[:2] for s in first.trainer.seen + again.trainer.seen] == [s[:2] for s in full.trainer.seen]
+
+
+@pytest.mark.parametrize("backend,options", [("local", {"pin_cpus": False}), ("docker", {"pin_cpus": False}),
+                                             ("lambda", {})])
+def test_the_embedded_verifier_does_not_pin_its_slots(monkeypatch, backend, options):
+    # Beside trainer ranks and vLLM engines that pin their own threads, judge slots pinned to
+    # cores could not move off a core those keep busy: the RL loop leaves placement to the
+    # scheduler (the service pins by default, sandboxes/backends/cpu_pin.py).
+    from rl_loop import rewards
+    from verifier.client import VerifierClient
+
+    seen = {}
+    monkeypatch.setattr(VerifierClient, "embedded", classmethod(lambda cls, **kw: seen.update(kw) or "client"))
+    assert rewards.make_client("embedded", "/nowhere", backend) == "client"
+    assert seen["backend"] == backend and seen["backend_options"] == options
