@@ -38,7 +38,7 @@ def handle(runner: Runner, req: dict, fds: list[int]) -> tuple[dict, bool]:
                     "raw_output": runner.raw_output, "protocol": PROTOCOL_VERSION, "pid": os.getpid(), "uid": os.getuid(),
                     "run_uid": runner.cfg.uid, "spawn": runner.spawn_mode,
                     "python_fork_server": runner.pyfork is not None,
-                    "accounting": runner.accounting, "cpus": sorted(os.sched_getaffinity(0)),
+                    "accounting": runner.accounting,
                     "languages": languages.describe()}, True
         if op == "compile":
             return runner.compile(req), True
