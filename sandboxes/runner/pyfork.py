@@ -140,7 +140,6 @@ class ForkServer:
         """``op``: "run" (execute ``code``, a marshalled code object, as ``path``) or
         "compile" (compile ``box``/main.py; the marshalled code object comes back on stdout)."""
         res = Outcome()
-        start = time.monotonic()
         try:
             if self.alive() and self.runs >= self.max_runs:
                 self.stop()  # a new generation: see MAX_RUNS_PER_ZYGOTE
@@ -149,6 +148,10 @@ class ForkServer:
         except ForkServerError as exc:
             res.setup_error = str(exc)
             return res
+        # The run's clocks (wall limit, idleness window) start once the zygote is up: its
+        # start-up is the sandbox's, not the program's. On a loaded machine it took over a
+        # second, and a first run then looked idle (no CPU in its cgroup) and got TLE.
+        start = time.monotonic()
         req = {"op": op, "cwd": box, "path": path, "args": list(args), "env": env,
                "uid": ident.uid, "gid": ident.gid if ident.gid is not None else ident.uid,
                "procs": list(cgroup.procs_files) if cgroup is not None else [],

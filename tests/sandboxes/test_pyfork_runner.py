@@ -165,6 +165,27 @@ def test_a_killed_zygote_is_ie_then_restarted(runner):
     assert runner.pyfork.starts == starts + 1 and runner.pyfork.pid != zygote["pid"]
 
 
+def test_a_slow_new_generation_is_not_the_runs_time(runner, monkeypatch):
+    """The zygote replaced after MAX_RUNS_PER_ZYGOTE forks starts inside the next run's call.
+    A start slower than the run's idleness limit (a loaded machine) costs that run nothing:
+    its clocks start once the new zygote is up (they did not: a right answer became TLE)."""
+    art = compile_py(runner, "a, b = map(int, input().split())\nprint(a + b)\n")
+    old = runner.pyfork.pid
+    runner.pyfork.max_runs = runner.pyfork.runs  # the next run begins a new generation
+    slow = 1.3  # past the idleness limit of a 1 s run (watch.run_idle_limit)
+    real_start = runner.pyfork.start
+
+    def slow_start():
+        time.sleep(slow)
+        real_start()
+
+    monkeypatch.setattr(runner.pyfork, "start", slow_start)
+    reply = run_py(runner, art, b"2 3\n", cpu_time_s=1, wall_time_s=3)
+    assert runner.pyfork.pid != old  # (the run did start a new zygote)
+    assert reply["status"] == "OK" and reply["stdout"] == b"5\n", reply
+    assert reply["wall_time_s"] < slow, reply
+
+
 def _has_child_of_uid(ppid: int, uid: int) -> bool:
     for name in os.listdir("/proc"):
         if name.isdigit():
