@@ -10,6 +10,11 @@ Two meters with one interface (``cpu_s()``, ``label``):
   they reaped (cutime/cstime). A process that vanished while its parent was outside the
   run (an orphan reaped by the agent or by init) keeps the figure last seen, so at most
   one poll interval of each such orphan's CPU goes uncounted. The total never decreases.
+
+Both also answer ``active_s()``: the time the run's live threads have spent running or
+waiting on a run queue (``/proc/<pid>/task/<tid>/schedstat``) and whether one is runnable
+now, which the idleness limit asks before it calls a run idle: on a loaded machine a run
+can wait for a core far longer than it runs, and that is not idleness (watch.IdleWatch).
 """
 
 from __future__ import annotations
@@ -17,6 +22,34 @@ from __future__ import annotations
 import os
 
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+# Whether this kernel keeps per-thread scheduler statistics (CONFIG_SCHED_INFO).
+HAVE_SCHEDSTAT = os.path.exists("/proc/self/schedstat")
+
+
+def active_s(pids) -> tuple[float, bool] | None:
+    """(seconds the live threads of ``pids`` spent on a CPU or waiting on a run queue, whether
+    one of them is runnable now); None when no thread could be read. schedstat's wait is
+    added only when a thread gets the CPU, so a thread that has waited all along shows only
+    as runnable ('R' in its stat)."""
+    total, runnable, seen = 0, False, False
+    for pid in pids:
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as f:
+                    fields = f.read().split()
+                total += int(fields[0]) + int(fields[1])
+                seen = True
+            except (OSError, ValueError, IndexError):
+                continue
+            rest = stat_fields(f"{pid}/task/{tid}")
+            runnable = runnable or (rest is not None and rest[0] == b"R")
+    return (total / 1e9, runnable) if seen else None
 
 
 class CgroupMeter:
@@ -27,6 +60,9 @@ class CgroupMeter:
 
     def cpu_s(self) -> float:
         return self._cg.cpu_s()
+
+    def active_s(self) -> tuple[float, bool] | None:
+        return active_s(self._cg.pids())
 
     min_poll_s = 0.002
 
@@ -80,6 +116,9 @@ class TreeMeter:
                     continue
             live[int(name)] = (ppid, cpu)
         return live
+
+    def active_s(self) -> tuple[float, bool] | None:
+        return active_s(self._members())
 
     def cpu_s(self) -> float:
         live = self._members()

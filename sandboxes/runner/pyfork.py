@@ -32,7 +32,7 @@ from sandboxes.runner.capture import Capture as _Capture
 from sandboxes.runner.process import Identity, Outcome
 from sandboxes.runner.spawn import _pipes
 from sandboxes.runner.stopped import StopWatch
-from sandboxes.runner.watch import IdleWatch
+from sandboxes.runner.watch import watch_idle
 
 ZYGOTE = Path(__file__).with_name("zygote.py")
 _START_TIMEOUT_S = 10.0
@@ -217,7 +217,7 @@ class ForkServer:
         status_msg = None
         broken = None
         stops = StopWatch(start, pid, cgroup, parent=self.pid)
-        idle = IdleWatch(idle_limit_s, start)
+        idle = watch_idle(idle_limit_s, start, meter)
         while res.killed_for is None and status_msg is None and broken is None:
             now = time.monotonic()
             if now >= deadline:

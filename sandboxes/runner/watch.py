@@ -14,6 +14,7 @@ import signal
 import time
 
 from sandboxes.runner.capture import CHUNK, Capture
+from sandboxes.runner.cpu_meter import HAVE_SCHEDSTAT
 from sandboxes.runner.spawn import Started
 from sandboxes.runner.stopped import StopWatch
 
@@ -48,20 +49,51 @@ class IdleWatch:
     sandbox slot: a compile of ``#include "/dev/ptmx"`` held one for 40 s (code review 5), and
     sleeping tests held every slot for their 15 s wall limits while another client's 0.06 s
     answer waited (hostile review 6). A share, not "any growth": ``while True: sleep(0.05)``
-    wakes up and uses a few microseconds a second. ``limit_s`` None: no limit."""
+    wakes up and uses a few microseconds a second. ``limit_s`` None: no limit.
+
+    Waiting for a core is not idleness. On a loaded machine (an RL job's trainer and
+    generator beside the verifier) a right answer's run could get too little CPU for a second
+    and was judged TLE. So before it says idle, the watch asks ``active()`` (the meter's
+    ``active_s``: time the run's threads spent running or runnable, from schedstat) how much
+    that grew since the first poll that saw no progress; a share of the clock there means
+    the run wanted a CPU and did not get one, and so does a thread runnable at that moment
+    (schedstat adds a wait only once the thread runs): a new window starts. Nothing visible then
+    (the run not begun, or over and not yet reported) starts a new window too: the wall limit
+    still bounds it. ``active`` None: CPU time alone decides (no schedstat)."""
 
     SHARE = 0.01
 
-    def __init__(self, limit_s: float | None, start: float):
+    def __init__(self, limit_s: float | None, start: float, active=None):
         self.limit_s, self.used, self.since = limit_s, 0.0, start
+        self.active = active
+        self._base: tuple[tuple[float, bool] | None, float] | None = None  # (active_s(), when) at the first stall
 
     def idle(self, used: float, now: float) -> bool:
         if self.limit_s is None:
             return False
         if used - self.used >= self.SHARE * (now - self.since):
-            self.used, self.since = used, now  # progress: a new window starts
+            self._progress(used, now)
             return False
-        return now - self.since >= self.limit_s
+        if self.active is not None and self._base is None:
+            self._base = (self.active(), now)
+        if now - self.since < self.limit_s:
+            return False
+        if self.active is not None:
+            (before, then), after = self._base, self.active()
+            if (before is None or after is None or after[1]
+                    or after[0] - before[0] >= self.SHARE * (now - then)):
+                self._progress(used, now)
+                return False
+        return True
+
+    def _progress(self, used: float, now: float) -> None:
+        self.used, self.since, self._base = used, now, None
+
+
+def watch_idle(limit_s: float | None, start: float, meter) -> IdleWatch:
+    """The idleness watch of a run measured by ``meter`` (run-queue time asked when the
+    kernel keeps it)."""
+    return IdleWatch(limit_s, start, meter.active_s if HAVE_SCHEDSTAT else None)
 
 
 def run_idle_limit(cpu_limit_s: float, wall_limit_s: float) -> float | None:
@@ -97,7 +129,7 @@ def watch(st: Started, cap: Capture, meter, cgroup, cpu_limit_s: float, wall_lim
     next_cpu_check = start + max(meter.min_poll_s, min(_CPU_POLL_MAX_S, cpu_limit_s / _NCPU))
     killed_for = None
     report_eof = False
-    idle = IdleWatch(idle_limit_s, start)
+    idle = watch_idle(idle_limit_s, start, meter)
     # The one-shot shim waits for the program: the program's pid is on its P line.
     stops = StopWatch(start, None, report=report) if st.via == "shim" else StopWatch(start, st.pid)
     try:

@@ -381,3 +381,70 @@ def test_the_idleness_rule_counts_a_share_of_the_clock_not_any_growth():
     assert IdleWatch(None, 0.0).idle(0.0, 1e9) is False
     assert run_idle_limit(1.0, 3.0) == 1.0 and run_idle_limit(0.2, 3.0) == 1.0 and run_idle_limit(5.0, 15.0) == 5.0
     assert run_idle_limit(1.0, 1.0) is None  # the wall limit comes first anyway
+
+
+def test_waiting_for_a_core_is_not_idleness():
+    """A run that wanted a CPU and did not get one (its schedstat run-queue time grew, or a
+    thread is runnable when asked) is not idle; one that slept is; unseen threads are no verdict."""
+    from sandboxes.runner.watch import IdleWatch
+
+    state = {"active": (0.0, False)}
+
+    def active():
+        return state["active"]
+
+    # starved, picked now and then: no CPU growth worth a share, run-queue time grows
+    w = IdleWatch(1.0, start=0.0, active=active)
+    verdicts = []
+    for t in (0.05, 0.5, 1.0, 1.5):
+        state["active"] = (t, False)
+        verdicts.append(w.idle(used=0.0, now=t))
+    assert verdicts == [False] * 4
+    # starved all along: schedstat shows no wait yet (added when it runs), but it is runnable
+    w = IdleWatch(1.0, start=0.0, active=active)
+    state["active"] = (0.0, True)
+    assert not any(w.idle(used=0.0, now=t) for t in (0.05, 0.5, 1.0, 1.5))
+    # asleep: neither CPU nor run-queue time grows, nothing runnable: idle a limit after the
+    # last progress
+    w = IdleWatch(1.0, start=0.0, active=active)
+    state["active"] = (0.003, False)
+    # (its 3 ms of CPU by 0.05 s are progress: the window starts there)
+    assert [w.idle(used=0.003, now=t) for t in (0.05, 0.5, 1.04, 1.05)] == [False, False, False, True]
+    # starved first, then asleep: the window restarts when the starving ends
+    w = IdleWatch(1.0, start=0.0, active=active)
+    state["active"] = (0.0, False)
+    assert not w.idle(used=0.0, now=0.05)
+    state["active"] = (1.0, False)
+    assert not w.idle(used=0.0, now=1.05)  # waited 1 s for a core: a new window from 1.05
+    assert not w.idle(used=0.0, now=1.10)  # (its baseline)
+    assert not w.idle(used=0.0, now=2.0) and w.idle(used=0.0, now=2.06)
+    # no thread visible (not begun, or over and not reported yet): no idle verdict
+    w = IdleWatch(1.0, start=0.0, active=lambda: None)
+    assert not any(w.idle(used=0.0, now=t) for t in (0.05, 1.0, 2.0, 3.0))
+    # no schedstat: CPU time alone, as before
+    w = IdleWatch(1.0, start=0.0)
+    assert [w.idle(used=0.0, now=t) for t in (0.5, 1.0)] == [False, True]
+
+
+def test_a_runs_threads_are_seen_running_or_waiting():
+    from sandboxes.runner.cpu_meter import HAVE_SCHEDSTAT, active_s
+
+    if not HAVE_SCHEDSTAT:
+        pytest.skip("no schedstat on this kernel")
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; print(1, flush=True); time.sleep(60)"],
+                               stdout=subprocess.PIPE)
+    try:
+        assert sleeper.stdout.readline() == b"1\n"
+        first = active_s([spinner.pid])
+        while (now := active_s([spinner.pid]))[0] <= first[0]:
+            pass
+        assert now[1] is True  # a spinning thread is runnable (or running) whenever asked
+        asleep = active_s([sleeper.pid])
+        assert asleep is not None and asleep[1] is False
+        assert active_s([sleeper.pid])[0] == asleep[0]  # asleep: no CPU, no run-queue time
+    finally:
+        for p in (spinner, sleeper):
+            p.kill()
+            p.wait()
+    assert active_s([spinner.pid]) is None  # gone: nothing to read
