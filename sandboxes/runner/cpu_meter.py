@@ -52,6 +52,24 @@ def active_s(pids) -> tuple[float, bool] | None:
     return (total / 1e9, runnable) if seen else None
 
 
+def cpus_idle_s(cpus) -> float | None:
+    """Seconds the CPUs ``cpus`` have spent idle (idle + iowait in /proc/stat), summed;
+    None when /proc/stat cannot be read."""
+    want = {f"cpu{c}" for c in cpus}
+    total = 0
+    try:
+        with open("/proc/stat", "rb") as f:
+            for line in f:
+                if not line.startswith(b"cpu"):
+                    break
+                fields = line.split()
+                if fields[0].decode() in want:
+                    total += int(fields[4]) + int(fields[5])
+    except (OSError, ValueError, IndexError):
+        return None
+    return total / _CLK_TCK
+
+
 class CgroupMeter:
     label = "cgroup"
 

@@ -341,6 +341,10 @@ def kill_own_uid_strays(timeout_s: float = 10.0) -> None:
         reap_children()
         time.sleep(pause)
         pause = min(pause * 2, 0.05)
+    # The last round's dead are zombies now, children of ours (a subreaper): reaped here,
+    # or they would count against RLIMIT_NPROC of the next run of our uid (a run that
+    # forked 60 sleepers left the next submission's gcc unable to fork: CE "idleness").
+    reap_children()
 
 
 def as_uid(uid: int, fn) -> None:

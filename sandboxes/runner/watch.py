@@ -14,7 +14,7 @@ import signal
 import time
 
 from sandboxes.runner.capture import CHUNK, Capture
-from sandboxes.runner.cpu_meter import HAVE_SCHEDSTAT
+from sandboxes.runner.cpu_meter import HAVE_SCHEDSTAT, cpus_idle_s
 from sandboxes.runner.spawn import Started
 from sandboxes.runner.stopped import StopWatch
 
@@ -53,20 +53,30 @@ class IdleWatch:
 
     Waiting for a core is not idleness. On a loaded machine (an RL job's trainer and
     generator beside the verifier) a right answer's run could get too little CPU for a second
-    and was judged TLE. So before it says idle, the watch asks ``active()`` (the meter's
-    ``active_s``: time the run's threads spent running or runnable, from schedstat) how much
-    that grew since the first poll that saw no progress; a share of the clock there means
-    the run wanted a CPU and did not get one, and so does a thread runnable at that moment
-    (schedstat adds a wait only once the thread runs): a new window starts. Nothing visible then
-    (the run not begun, or over and not yet reported) starts a new window too: the wall limit
-    still bounds it. ``active`` None: CPU time alone decides (no schedstat)."""
+    and was judged TLE. So once a window is over, the watch asks two things before it says
+    idle, each against the first poll of the window that saw no progress:
+    * did the run want a CPU? ``active()`` (the meter's ``active_s``, from schedstat): its
+      threads' run-queue time grew by ``SHARE`` of the clock, or one is runnable now;
+    * was none free? ``free()``: the CPUs the run may use were idle for less than
+      ``STARVED_IDLE`` of the clock (a runnable thread and an idle CPU do not coexist for
+      long: the scheduler runs it).
+    Both: it was starved, and a new window starts. The second alone keeps a sleeper idle on
+    a busy machine; the first alone was beaten (a review): 60 threads that sleep to the same
+    instant queue behind each other on an idle core, their summed wait ~N^2/2 times their
+    CPU, and held a slot to its wall limit with 14 ms of CPU. Both are judged over at least
+    ``EVIDENCE`` of the limit (the watch's own polls come late when its core is busy). Nothing visible (the run not
+    begun, or over and not yet reported) starts a new window too; the wall limit still
+    bounds every run. ``active`` None: CPU time alone decides (no schedstat)."""
 
     SHARE = 0.01
+    STARVED_IDLE = 0.5
+    EVIDENCE = 0.25  # of the limit: the least time between the baseline and a verdict
 
-    def __init__(self, limit_s: float | None, start: float, active=None):
+    def __init__(self, limit_s: float | None, start: float, active=None, free=None):
         self.limit_s, self.used, self.since = limit_s, 0.0, start
-        self.active = active
-        self._base: tuple[tuple[float, bool] | None, float] | None = None  # (active_s(), when) at the first stall
+        self.active, self.free = active, free
+        # (active(), free(), when) at the first poll of the window without progress
+        self._base: tuple | None = None
 
     def idle(self, used: float, now: float) -> bool:
         if self.limit_s is None:
@@ -75,25 +85,41 @@ class IdleWatch:
             self._progress(used, now)
             return False
         if self.active is not None and self._base is None:
-            self._base = (self.active(), now)
+            self._base = (self.active(), self.free() if self.free else None, now)
         if now - self.since < self.limit_s:
             return False
         if self.active is not None:
-            (before, then), after = self._base, self.active()
-            if (before is None or after is None or after[1]
-                    or after[0] - before[0] >= self.SHARE * (now - then)):
+            if now - self._base[2] < self.EVIDENCE * self.limit_s:
+                return False  # our own polls were late (a busy core): look a while longer
+            if self._starved(now):
                 self._progress(used, now)
                 return False
         return True
+
+    def _starved(self, now: float) -> bool:
+        before, free_before, then = self._base
+        after = self.active()
+        if before is None or after is None:
+            return True  # nothing of the run to look at: no verdict on it
+        wanted = after[1] or after[0] - before[0] >= self.SHARE * (now - then)
+        if not wanted:
+            return False
+        free_after = self.free() if self.free else None
+        if free_before is None or free_after is None:
+            return True  # (no /proc/stat: wanting a CPU decides)
+        return free_after - free_before < self.STARVED_IDLE * (now - then)
 
     def _progress(self, used: float, now: float) -> None:
         self.used, self.since, self._base = used, now, None
 
 
 def watch_idle(limit_s: float | None, start: float, meter) -> IdleWatch:
-    """The idleness watch of a run measured by ``meter`` (run-queue time asked when the
-    kernel keeps it)."""
-    return IdleWatch(limit_s, start, meter.active_s if HAVE_SCHEDSTAT else None)
+    """The idleness watch of a run measured by ``meter`` (schedstat and the CPUs' idle time
+    asked when the kernel keeps them). The run's CPUs are ours: a slot's runs inherit its
+    agent's core, and seccomp keeps them there."""
+    if not HAVE_SCHEDSTAT:
+        return IdleWatch(limit_s, start)
+    return IdleWatch(limit_s, start, meter.active_s, lambda: cpus_idle_s(os.sched_getaffinity(0)))
 
 
 def run_idle_limit(cpu_limit_s: float, wall_limit_s: float) -> float | None:

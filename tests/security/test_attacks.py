@@ -90,6 +90,34 @@ IDLE_PROGRAMS = {
     "python-naps": ("python", "import time\nwhile True:\n    time.sleep(0.02)\n"),  # wakes up: a little CPU
     "c-sleep": ("c", "#include <unistd.h>\nint main(void) { sleep(60); return 0; }\n"),
     "python-blocked-on-a-pipe": ("python", "import os\nr, w = os.pipe()\nos.read(r, 1)\n"),
+    # A review of the rule that waiting for a core is not idleness: 60 threads (processes)
+    # sleep to the same instant twice a second, wake together and queue behind each other on
+    # the slot's idle core: their summed run-queue wait grows ~N^2/2 times their CPU. That
+    # held a slot to its wall limit with 14 ms of CPU, and a main that slept 2.5 s and then
+    # answered was OK. The core was free all along: idle.
+    "cpp-thread-herd": ("cpp", r"""
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+static void* herd(void*) {
+    for (;;) {
+        timespec now; clock_gettime(CLOCK_MONOTONIC, &now);
+        long long ns = now.tv_sec * 1000000000LL + now.tv_nsec;
+        ns = (ns / 500000000LL + 1) * 500000000LL;
+        timespec t{(time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL)};
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, nullptr);
+        volatile int x = 0; for (int i = 0; i < 2000; i++) x += i;
+    }
+    return nullptr;
+}
+int main() {
+    for (int i = 0; i < 60; i++) { pthread_t th; pthread_create(&th, nullptr, herd, nullptr); }
+    sleep(60); write(1, "3\n", 2); return 0;
+}
+"""),
+    "python-process-herd": ("python", "import os, time\nfor i in range(60):\n    if os.fork() == 0:\n"
+                            "        while True:\n            time.sleep(0.5 - time.time() % 0.5)\n"
+                            "time.sleep(60)\nprint(3)\n"),
 }
 
 
@@ -103,6 +131,24 @@ def test_a_sleeping_run_is_stopped_at_the_idleness_limit_not_the_wall_limit(back
     r = backend.run_code(lang, code, limits=quick_limits(cpu_time_s=1, wall_time_s=30))
     assert r.status == Status.TLE and "idleness limit" in r.message, r
     assert r.wall_time_s < 30, r
+    assert_healthy(backend)
+
+
+def test_a_runs_dead_children_do_not_count_against_the_next_run(backend):
+    """A run whose 60 children outlive it: the clean-up kills them, and their zombies must be
+    reaped too. Where runs share one uid (a non-root Lambda environment), zombies count
+    against RLIMIT_NPROC: the next submission could not fork (a C compile became CE, a
+    program that forks RE) before the final reap."""
+    leave = ("import os, time\nfor i in range(60):\n    if os.fork() == 0:\n        time.sleep(60)\n"
+             "        os._exit(0)\nprint('left')\n")
+    r = backend.run_code("python", leave)
+    assert r.status == Status.OK and r.stdout == b"left\n", r
+    fork = ("import os\nkids = []\nfor i in range(60):\n    pid = os.fork()\n    if pid == 0:\n"
+            "        os._exit(0)\n    kids.append(pid)\nfor k in kids:\n    os.waitpid(k, 0)\nprint(len(kids))\n")
+    r = backend.run_code("python", fork)
+    assert r.status == Status.OK and r.stdout == b"60\n", r
+    r = backend.run_code("c", "#include <stdio.h>\nint main(void) { puts(\"ok\"); return 0; }\n")
+    assert r.status == Status.OK and r.stdout == b"ok\n", r
     assert_healthy(backend)
 
 
