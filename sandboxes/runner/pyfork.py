@@ -149,8 +149,8 @@ class ForkServer:
             res.setup_error = str(exc)
             return res
         # The run's clocks (wall limit, idleness window) start once the zygote is up: its
-        # start-up is the sandbox's, not the program's. On a loaded machine it took over a
-        # second, and a first run then looked idle (no CPU in its cgroup) and got TLE.
+        # start-up is the sandbox's, not the program's (one slower than the idleness limit
+        # made the run look idle, no CPU in its cgroup: TLE).
         start = time.monotonic()
         req = {"op": op, "cwd": box, "path": path, "args": list(args), "env": env,
                "uid": ident.uid, "gid": ident.gid if ident.gid is not None else ident.uid,

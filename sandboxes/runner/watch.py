@@ -64,9 +64,10 @@ class IdleWatch:
     a busy machine; the first alone was beaten (a review): 60 threads that sleep to the same
     instant queue behind each other on an idle core, their summed wait ~N^2/2 times their
     CPU, and held a slot to its wall limit with 14 ms of CPU. Both are judged over at least
-    ``EVIDENCE`` of the limit (the watch's own polls come late when its core is busy). Nothing visible (the run not
-    begun, or over and not yet reported) starts a new window too; the wall limit still
-    bounds every run. ``active`` None: CPU time alone decides (no schedstat)."""
+    ``EVIDENCE`` of the limit (the watch's own polls come late when its core is busy).
+    Nothing visible (the run not begun, or over and not yet reported) starts a new window
+    too; the wall limit still bounds every run. ``active`` None: CPU time alone decides (no
+    schedstat); ``free`` None: wanting a CPU decides (no /proc/stat)."""
 
     SHARE = 0.01
     STARVED_IDLE = 0.5
@@ -85,7 +86,7 @@ class IdleWatch:
             self._progress(used, now)
             return False
         if self.active is not None and self._base is None:
-            self._base = (self.active(), self.free() if self.free else None, now)
+            self._base = (self.active(), self._free(), now)
         if now - self.since < self.limit_s:
             return False
         if self.active is not None:
@@ -104,10 +105,13 @@ class IdleWatch:
         wanted = after[1] or after[0] - before[0] >= self.SHARE * (now - then)
         if not wanted:
             return False
-        free_after = self.free() if self.free else None
+        free_after = self._free()
         if free_before is None or free_after is None:
             return True  # (no /proc/stat: wanting a CPU decides)
         return free_after - free_before < self.STARVED_IDLE * (now - then)
+
+    def _free(self) -> float | None:
+        return self.free() if self.free is not None else None
 
     def _progress(self, used: float, now: float) -> None:
         self.used, self.since, self._base = used, now, None

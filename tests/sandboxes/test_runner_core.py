@@ -467,7 +467,8 @@ def test_a_runs_threads_are_seen_running_or_waiting():
     if not HAVE_SCHEDSTAT:
         pytest.skip("no schedstat on this kernel")
     spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    sleeper = subprocess.Popen([sys.executable, "-c", "import time; print(1, flush=True); time.sleep(60)"],
+    # blocked in read(2) on a pipe nobody writes: asleep for good once there
+    sleeper = subprocess.Popen([sys.executable, "-c", "import os; r, w = os.pipe(); print(1, flush=True); os.read(r, 1)"],
                                stdout=subprocess.PIPE)
     try:
         assert sleeper.stdout.readline() == b"1\n"
@@ -475,8 +476,10 @@ def test_a_runs_threads_are_seen_running_or_waiting():
         while (now := active_s([spinner.pid]))[0] <= first[0]:
             pass
         assert now[1] is True  # a spinning thread is runnable (or running) whenever asked
-        while (asleep := active_s([sleeper.pid]))[1]:  # (until it is in its sleep)
+        while open(f"/proc/{sleeper.pid}/syscall").read().split()[0] != "0":  # (until it is in read)
             pass
+        asleep = active_s([sleeper.pid])
+        assert asleep is not None and asleep[1] is False
         assert active_s([sleeper.pid])[0] == asleep[0]  # asleep: no CPU, no run-queue time
     finally:
         for p in (spinner, sleeper):
