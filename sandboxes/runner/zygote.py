@@ -508,6 +508,7 @@ def _server():
             libc.capset(ctypes.byref(hdr), data)
 
     seccomp_cache = {}
+    own_filter = [None]  # the filter the zygote runs under (its children inherit it)
 
     def prepare_seccomp(filt):
         """The filter's ctypes program, built here once (children only call prctl)."""
@@ -584,14 +585,16 @@ def _server():
             posix.setgroups([])
             posix.setgid(req["gid"])
             posix.setuid(req["uid"])  # from root: drops every capability too
-        prctl(PR_SET_NO_NEW_PRIVS, 1, "prctl(NO_NEW_PRIVS)")
+        if req["seccomp"] != own_filter[0]:  # (the zygote's own filter: in force since the fork)
+            prctl(PR_SET_NO_NEW_PRIVS, 1, "prctl(NO_NEW_PRIVS)")
         prctl(PR_SET_PDEATHSIG, _signal.SIGKILL, "prctl(PDEATHSIG)")
         if posix.getppid() != zygote_pid:  # the zygote died before PDEATHSIG was armed
             posix._exit(126)
         # A uid change left the child non-dumpable (its /proc files root's); an exec'd run
         # is dumpable again, so match it. The child holds nothing the run may not see.
         prctl(PR_SET_DUMPABLE, 1, "prctl(DUMPABLE)")
-        install_seccomp(req["seccomp"])
+        if req["seccomp"] != own_filter[0]:
+            install_seccomp(req["seccomp"])
         for res, soft, hard in req["rlimits"]:
             resource.setrlimit(res, (soft, hard))
 
@@ -681,7 +684,12 @@ def _server():
         clear_inheritable_caps()
         sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_SEQPACKET, 0, int(sys.argv[1]))
         if len(sys.argv) > 3 and sys.argv[3] != "-":
-            prepare_seccomp(bytes.fromhex(sys.argv[3]))  # children then only call prctl
+            # The runs' filter, on the zygote itself: every child is under it from its fork
+            # on, and none compiles its own copy (the kernel builds a filter at each
+            # install). Nothing the zygote or a child's set-up calls is denied by it.
+            own_filter[0] = bytes.fromhex(sys.argv[3])
+            prctl(PR_SET_NO_NEW_PRIVS, 1, "prctl(NO_NEW_PRIVS)")  # (what lets it install one)
+            install_seccomp(own_filter[0])
         me = posix.getpid()
         fd_space = _socket.CMSG_SPACE(8 * 4)
         # The child's sys.modules: a fresh interpreter's, plus resource (posix.wait4 imports

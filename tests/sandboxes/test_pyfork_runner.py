@@ -139,6 +139,26 @@ def test_artifact_is_the_source_as_on_the_exec_path(tmp_path, runner):
     assert compile_py(runner, code) == compile_py(off, code)
 
 
+def test_the_zygote_runs_under_the_runs_filter_and_children_keep_it(runner):
+    # The filter is installed once, on the zygote (what a child's fork inherits), not by
+    # each child: the zygote's own status shows it, and a run still cannot make a user
+    # namespace or call bpf (EPERM), with no_new_privs set.
+    probe = ("import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+             "print(libc.unshare(0x10000000), ctypes.get_errno(), libc.syscall(321, 0, None, 0), ctypes.get_errno())\n"
+             "st = dict(l.split(':', 1) for l in open('/proc/self/status'))\n"
+             "print(st['Seccomp'].strip(), st['NoNewPrivs'].strip())\n")
+    first = once(runner, "print(1)\n")
+    assert first["status"] == "OK"
+    with open(f"/proc/{runner.pyfork.pid}/status") as f:
+        status = dict(line.split(":", 1) for line in f)
+    assert (status["Seccomp"].strip(), status["NoNewPrivs"].strip()) == ("2", "1"), status
+    reply = once(runner, probe)
+    assert reply["status"] == "OK", reply
+    denied, mode = reply["stdout"].decode().splitlines()
+    assert denied.split() == ["-1", str(__import__("errno").EPERM)] * 2, reply
+    assert mode.split() == ["2", "1"], reply
+
+
 def test_a_killed_zygote_is_ie_then_restarted(runner):
     art = compile_py(runner, "import time\nprint('started', flush=True)\ntime.sleep(30)\n")
     zygote = {}
