@@ -630,7 +630,6 @@ class Runner:
 
     def _reset(self, box: str) -> None:
         """Everything but processes: IPC, files, then the check (``self.leftover``)."""
-        reset.collect_unix_garbage()  # first: the kernel frees in the background meanwhile
         ipc_found, self._ipc_found = self._ipc_found, False
         remove_box(box)
         found = False  # anything at all besides the runner's own entries

@@ -270,7 +270,12 @@ class ForkServer:
         tree_cpu = meter.cpu_s() if cgroup is None else 0.0
         if broken is None:
             pid = int(status_msg.split()[5])
-        _kill(pid, cgroup)  # whatever it left behind
+        if cgroup is not None and broken is None:
+            # Reaped, and it joined its group before anything of the run could fork: the
+            # group holds whatever it left behind (its kill proves the group empty).
+            cgroup.kill()
+        else:
+            _kill(pid, cgroup)  # whatever it left behind
         if broken is not None:
             self._broken()
             res.setup_error = broken

@@ -40,6 +40,7 @@ import os
 import signal
 import socket
 import struct
+import threading
 import time
 
 IPC_RMID = 0
@@ -66,48 +67,66 @@ def collect_unix_garbage() -> None:
 
 _NETLINK_SOCK_DIAG, _SOCK_DIAG_BY_FAMILY, _UDIAG_SHOW_UID, _UNIX_DIAG_UID = 4, 20, 0x40, 7
 _NLMSG_ERROR, _NLMSG_DONE = 2, 3
+_DIAG_REQUEST = struct.pack("=BBHIIIII", socket.AF_UNIX, 0, 0, 0xFFFFFFFF, 0, _UDIAG_SHOW_UID,
+                            0xFFFFFFFF, 0xFFFFFFFF)
+_DIAG_MESSAGE = struct.pack("=IHHII", 16 + len(_DIAG_REQUEST), _SOCK_DIAG_BY_FAMILY, 0x301, 1, 0) + _DIAG_REQUEST
+# One sock_diag socket per process, kept between runs (a socket made and freed for every
+# run's check was most of its cost); its owner pid, as a forked child must make its own.
+_diag = {"pid": None, "sock": None}
+_diag_lock = threading.Lock()
 
 
 def unix_socket_uids() -> list[int]:
     """The owner uid of every unix socket in this network namespace (in flight ones too),
     from the kernel's sock_diag (what ``ss -x`` reads); raises OSError where it cannot."""
-    nl = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW | socket.SOCK_CLOEXEC, _NETLINK_SOCK_DIAG)
-    try:
-        req = struct.pack("=BBHIIIII", socket.AF_UNIX, 0, 0, 0xFFFFFFFF, 0, _UDIAG_SHOW_UID,
-                          0xFFFFFFFF, 0xFFFFFFFF)
-        nl.sendto(struct.pack("=IHHII", 16 + len(req), _SOCK_DIAG_BY_FAMILY, 0x301, 1, 0) + req, (0, 0))
-        uids = []
-        while True:
-            data = nl.recv(1 << 16)
-            if not data:
-                raise OSError(errno.EIO, "sock_diag: no answer")
-            off = 0
-            while off + 16 <= len(data):
-                length, kind = struct.unpack_from("=IH", data, off)
-                if kind == _NLMSG_DONE:
-                    return uids
-                if kind == _NLMSG_ERROR:
-                    raise OSError(-struct.unpack_from("=i", data, off + 16)[0], "sock_diag")
-                if length < 32:
-                    raise OSError(errno.EIO, "sock_diag: short message")
-                attr = off + 32  # nlmsghdr (16) + unix_diag_msg (16), then attributes
-                while attr + 4 <= off + length:
-                    size, kind = struct.unpack_from("=HH", data, attr)
-                    if size < 4:
-                        break
-                    if kind == _UNIX_DIAG_UID and size >= 8:
-                        uids.append(struct.unpack_from("=I", data, attr + 4)[0])
-                    attr += (size + 3) & ~3
-                off += (length + 3) & ~3
-    finally:
-        nl.close()
+    with _diag_lock:
+        nl = _diag["sock"] if _diag["pid"] == os.getpid() else None
+        if nl is None:
+            nl = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW | socket.SOCK_CLOEXEC, _NETLINK_SOCK_DIAG)
+            _diag["pid"], _diag["sock"] = os.getpid(), nl
+        try:
+            return _dump_uids(nl)
+        except BaseException:
+            # The dump's remaining messages would be read as the next one's: a new socket then.
+            _diag["pid"] = _diag["sock"] = None
+            nl.close()
+            raise
+
+
+def _dump_uids(nl: socket.socket) -> list[int]:
+    nl.sendto(_DIAG_MESSAGE, (0, 0))
+    uids = []
+    while True:
+        data = nl.recv(1 << 16)
+        if not data:
+            raise OSError(errno.EIO, "sock_diag: no answer")
+        off = 0
+        while off + 16 <= len(data):
+            length, kind = struct.unpack_from("=IH", data, off)
+            if kind == _NLMSG_DONE:
+                return uids
+            if kind == _NLMSG_ERROR:
+                raise OSError(-struct.unpack_from("=i", data, off + 16)[0], "sock_diag")
+            if length < 32:
+                raise OSError(errno.EIO, "sock_diag: short message")
+            attr = off + 32  # nlmsghdr (16) + unix_diag_msg (16), then attributes
+            while attr + 4 <= off + length:
+                size, kind = struct.unpack_from("=HH", data, attr)
+                if size < 4:
+                    break
+                if kind == _UNIX_DIAG_UID and size >= 8:
+                    uids.append(struct.unpack_from("=I", data, attr + 4)[0])
+                attr += (size + 3) & ~3
+            off += (length + 3) & ~3
 
 
 def unix_sockets_left(uid: int, timeout_s: float = 2.0) -> str | None:
-    """After ``collect_unix_garbage``: wait until no unix socket of the run uid exists any
-    more (the collector runs in a kernel worker: normally done by the time this looks);
-    a message if some are still there at the timeout (the sandbox is not reused), None
-    otherwise, or where the kernel cannot list sockets (no sock_diag: nothing to wait on)."""
+    """After a run's processes are dead: wait until no unix socket of the run uid exists
+    any more. Every socket still there is in flight (a dead process's own are closed by
+    its exit), so where there is any, the unix garbage collector is scheduled
+    (``collect_unix_garbage``) and the list read again until they are gone; a message if
+    some are still there at the timeout (the sandbox is not reused), None otherwise, or
+    where the kernel cannot list sockets (no sock_diag: nothing to wait on)."""
     deadline = time.monotonic() + timeout_s
     pause = 0.0005
     while True:
@@ -119,9 +138,9 @@ def unix_sockets_left(uid: int, timeout_s: float = 2.0) -> str | None:
             return None
         if time.monotonic() > deadline:
             return f"{left} unix socket(s) of the run uid still alive (in flight) after the run"
+        collect_unix_garbage()
         time.sleep(pause)
         pause = min(pause * 2, 0.05)
-        collect_unix_garbage()
 
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
