@@ -33,8 +33,8 @@ before every event, every process of the run uid (or, on AWS, of our own uid but
 handler and its ancestors) is killed by /proc scan until none is left, the IPC namespace
 is emptied (SysV shm/msg/sem, POSIX queues), and new entries in /tmp and /dev/shm are
 removed; each event gets a freshly created scratch dir. Runs cannot create network
-sockets (seccomp: AF_INET/AF_INET6/AF_PACKET/AF_VSOCK), since a function has no network
-namespace of its own. If a clean-up leaves anything, the entry process exits after
+sockets (seccomp: AF_INET/AF_INET6/AF_PACKET/AF_VSOCK, as on every backend), which matters
+most here: a function has no network namespace of its own. If a clean-up leaves anything, the entry process exits after
 answering, so Lambda starts a fresh runtime for the next event.
 """
 
@@ -96,10 +96,9 @@ def isolating() -> bool:
 
 def start_clean(uid: int | None) -> None:
     """Before an event: nothing of an earlier one may remain (e.g. one cut short by the
-    function timeout), and runs get no network sockets from here on."""
-    from sandboxes.runner import reset, seccomp
+    function timeout)."""
+    from sandboxes.runner import reset
     from sandboxes.runner.core import kill_uid
-    seccomp.deny_network_sockets()
     if uid is None:
         reset.kill_own_uid_strays()
     else:

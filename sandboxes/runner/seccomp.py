@@ -3,8 +3,9 @@
 Why: namespaces, uid and rlimits already stop the attacks the threat model lists; this
 filter shrinks the *kernel* surface a run can reach: no new namespaces (an unprivileged
 user namespace gives a process capabilities over fresh kernel objects, a common exploit
-path), no mount/ptrace/bpf/perf/io_uring/userfaultfd/keyring/module calls, and no move off
-the core its slot is pinned to (sched_setaffinity). Denied calls
+path), no mount/ptrace/bpf/perf/io_uring/userfaultfd/keyring/module calls, no move off
+the core its slot is pinned to (sched_setaffinity), and no network sockets (socket() for
+AF_INET/AF_INET6/AF_PACKET/AF_VSOCK: see below). Denied calls
 fail with EPERM (clone3 with ENOSYS, so glibc falls back to clone, whose namespace flags
 are checked); 32-bit (i386/x32) syscalls kill the process since their numbers differ.
 Installed after PR_SET_NO_NEW_PRIVS, which lets an unprivileged process add a filter.
@@ -48,12 +49,46 @@ DENIED_X86_64 = {
 }
 
 
+# -- no network sockets in a run (every backend) ---------------------------------------------
+# socket() for AF_INET, AF_INET6, AF_PACKET and AF_VSOCK fails with EACCES (what socket(2)
+# documents for a refused family); AF_UNIX and netlink stay (runtimes use them locally).
+# io_uring, which can create sockets too, is denied above; socketpair() has no network families.
+# Why, per backend:
+# - Lambda: a function has no network namespace of its own, so a run would keep the
+#   function's network (the internet, unless the deployment's VPC has no route; the
+#   metadata and Runtime API endpoints in any case).
+# - local and docker: a slot's network namespace (only ``lo``) lives for many runs, and TCP
+#   leaves state in it that outlives every process of a run and that nothing resets:
+#   connections in TIME_WAIT (60 s, listed in /proc/net/tcp) and the kernel's TCP metrics
+#   cache (an entry per address pair for up to an hour, ``ip tcp_metrics``). A hostile review
+#   stored a run's answers there, keyed by its input, as the addresses of loopback
+#   connections (127.0.0.0/8: 24 bits a connection), and a later submission that never
+#   added the numbers read them back and got AC on every test of A+B. Loopback traffic
+#   also moved the slot-wide counters of /proc/net/dev and /proc/net/snmp. Without network
+#   sockets a run can leave none of that behind.
+SOCKET = 41
+NETWORK_FAMILIES = {"AF_INET": 2, "AF_INET6": 10, "AF_PACKET": 17, "AF_VSOCK": 40}
+
+
+def _socket_rule() -> list[tuple]:
+    return [(JEQ, "socket", 0, SOCKET)]
+
+
+def _socket_rule_tail() -> list[tuple]:
+    rule: list[tuple] = [("label", "socket"), (LD_W_ABS, 0, 0, 16)]  # low 32 bits of args[0] (domain)
+    rule += [(JEQ, "socket_deny", 0, fam) for fam in sorted(NETWORK_FAMILIES.values())]
+    rule += [(RET, 0, 0, RET_ALLOW),
+             ("label", "socket_deny"), (RET, 0, 0, RET_ERRNO | errno.EACCES)]
+    return rule
+
+
 def _ins(code: int, jt: int, jf: int, k: int) -> bytes:
     return struct.pack("HBBI", code, jt, jf, k & 0xFFFFFFFF)
 
 
-def build_filter(no_network_sockets: bool = False) -> bytes:
-    """The BPF program as bytes (sock_filter array); see ``deny_network_sockets``."""
+def build_filter(no_network_sockets: bool = True) -> bytes:
+    """The BPF program as bytes (sock_filter array); with the network socket rule below
+    unless ``no_network_sockets`` is False (tests of the rule itself)."""
     denied = sorted(DENIED_X86_64.values())
     prog: list[tuple] = [
         (LD_W_ABS, 0, 0, 4),                     # A = arch
@@ -127,37 +162,3 @@ def install() -> None:
     prog = _SockFprog(len(_FILTER) // 8, ctypes.cast(_FILTER_BUF, ctypes.c_void_p))
     if _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP)")
-
-
-# -- Lambda: no network sockets in the run ------------------------------------------------------
-# Why: a Lambda function has no network namespace of its own, so a run keeps the
-# function's network (the internet, unless the deployment's VPC has no route; the metadata
-# and Runtime API endpoints in any case). Where the runner cannot give a run an empty
-# network namespace, ``deny_network_sockets()`` adds this rule: socket() for AF_INET,
-# AF_INET6, AF_PACKET and AF_VSOCK fails with EACCES (what socket(2) documents for a
-# refused family); AF_UNIX and netlink stay (runtimes use them locally). io_uring, which
-# can create sockets too, is denied above; socketpair() has no network families.
-SOCKET = 41
-NETWORK_FAMILIES = {"AF_INET": 2, "AF_INET6": 10, "AF_PACKET": 17, "AF_VSOCK": 40}
-
-
-def _socket_rule() -> list[tuple]:
-    return [(JEQ, "socket", 0, SOCKET)]
-
-
-def _socket_rule_tail() -> list[tuple]:
-    rule: list[tuple] = [("label", "socket"), (LD_W_ABS, 0, 0, 16)]  # low 32 bits of args[0] (domain)
-    rule += [(JEQ, "socket_deny", 0, fam) for fam in sorted(NETWORK_FAMILIES.values())]
-    rule += [(RET, 0, 0, RET_ALLOW),
-             ("label", "socket_deny"), (RET, 0, 0, RET_ERRNO | errno.EACCES)]
-    return rule
-
-
-def deny_network_sockets() -> None:
-    """From now on, every run this process starts (shim or fork) gets the socket rule."""
-    global _FILTER, _FILTER_BUF, _FILTER_HEX
-    if not _FILTER:
-        return
-    _FILTER = build_filter(no_network_sockets=True)
-    _FILTER_BUF = ctypes.create_string_buffer(_FILTER, len(_FILTER))
-    _FILTER_HEX = _FILTER.hex()

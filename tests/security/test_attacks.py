@@ -558,6 +558,50 @@ print(found)
     assert_healthy(backend)
 
 
+def test_no_tcp_state_carries_an_answer_to_the_next_run(backend):
+    # Hostile review: a slot's network namespace lives for many runs, and a closed loopback
+    # connection stays in TIME_WAIT (listed in /proc/net/tcp) for 60 s, its address pair
+    # in the TCP metrics cache for up to an hour. A correct run stored its answer as the
+    # source address of a connection (127.x.y.z, keyed by its input); a later submission
+    # that never computed anything read it back and got AC on every test. Runs get no
+    # network sockets, so nothing of the kind can be left.
+    secret = [secrets.randbelow(250) + 1 for _ in range(3)]
+    n = 2 * backend.backend.capacity
+    write = f"""
+import socket
+src = "127.%d.%d.%d" % tuple({secret!r})
+try:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    c = socket.socket()
+    c.bind((src, 0))
+    c.connect(listener.getsockname())
+    s, _ = listener.accept()
+    c.send(b"x"); s.recv(1); s.send(b"y"); c.recv(1)
+    c.close(); s.close(); listener.close()
+    print("left a connection")
+except OSError as e:
+    print("refused", e.errno)
+"""
+    read = f"""
+want = "%02X%02X%02X7F" % tuple(reversed({secret!r}))  # /proc/net/tcp: little-endian hex
+seen = []
+for name in ("/proc/net/tcp", "/proc/net/tcp6"):
+    try:
+        seen += [line.split()[1] for line in open(name).read().splitlines()[1:]]
+    except OSError:
+        pass
+print([a for a in seen if want in a.upper()])
+"""
+    w = backend.run(Batch(program=Source(language="python", code=write), runs=[RunSpec(id=str(i)) for i in range(n)]))
+    assert all(r.status == Status.OK for r in w.runs), w.runs
+    assert all(r.stdout.startswith(b"refused") for r in w.runs), [r.stdout for r in w.runs]
+    r = backend.run(Batch(program=Source(language="python", code=read), runs=[RunSpec(id=str(i)) for i in range(n)]))
+    assert [x.stdout for x in r.runs] == [b"[]\n"] * n, [x.stdout for x in r.runs]
+    assert_healthy(backend)
+
+
 def test_no_process_survives_the_run(backend):
     marker = f"{secrets.randbelow(10**6)}.{secrets.randbelow(10**6):06d}"
     code = f"""
