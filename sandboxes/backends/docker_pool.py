@@ -47,7 +47,7 @@ from sandboxes.backends.cgroup_host import CgroupTree
 from sandboxes.backends.slot_queue import SlotQueue
 from sandboxes.backends.tmpfs_caps import TmpfsCapError, cap_files
 from sandboxes.runner.pch import IMAGE_PCH_ROOT
-from sandboxes.runner.cgroup import CgroupDirs
+from sandboxes.runner.cgroup import CgroupDirs, read_text
 from sandboxes.runner.limits import SCRATCH_INODES, SHM_INODES
 from sandboxes.runner.protocol import Channel, ProtocolError
 
@@ -377,7 +377,7 @@ class ContainerPool:
             return False
         key = "unified" if slot.runs_cgroup.version == 2 else "pids"
         try:
-            current = int(_read_small(os.path.join(os.path.dirname(slot.runs_cgroup.dirs[key]), "pids.current")))
+            current = int(read_text(os.path.join(os.path.dirname(slot.runs_cgroup.dirs[key]), "pids.current")))
         except (OSError, ValueError, KeyError):
             return False
         return current == 1 + len(_agent_helpers(slot.agent_pid))
@@ -536,27 +536,17 @@ def _agent_helpers(agent_pid: int) -> set[int]:
     server, spawn_shim --serve; the Python zygote, sandboxes/runner/zygote.py). A run's process has the run uid and can never be root, and
     one re-parented to the agent (an orphan) therefore does not count as a helper."""
     try:
-        kids = [int(p) for p in _read_small(f"/proc/{agent_pid}/task/{agent_pid}/children").split()]
+        kids = [int(p) for p in read_text(f"/proc/{agent_pid}/task/{agent_pid}/children").split()]
     except (OSError, ValueError):
         return set()
     out = set()
     for pid in kids:
         try:  # the real uid from status: /proc/<pid> of a non-dumpable process is root's
-            status = _read_small(f"/proc/{pid}/status")
+            status = read_text(f"/proc/{pid}/status")
         except OSError:
             continue
-        at = status.find(b"\nUid:")
+        at = status.find("\nUid:")
         uid = status[at + 5:].split(None, 1)[:1] if at >= 0 else []
-        if uid == [b"0"]:
+        if uid == ["0"]:
             out.add(pid)
     return out
-
-
-def _read_small(path: str) -> bytes:
-    """A small procfs/cgroupfs file (under a page: one read) as bytes: open, read, close,
-    with none of a text file object's extra calls (this runs after every run)."""
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        return os.read(fd, 1 << 16)
-    finally:
-        os.close(fd)

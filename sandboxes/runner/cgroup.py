@@ -92,12 +92,12 @@ def _has_memsw(group: str) -> bool:
     return _MEMSW[parent]
 
 
-_WHOLE = 2048  # a first read shorter than this was the whole file (see _read)
+_WHOLE = 2048  # a first read shorter than this was the whole file (see read_text)
 
 
-def _read(path: str) -> str:
-    """A cgroup file's text: open, read to EOF, close (no buffered file object). A cgroup
-    file is a seq_file, which hands a read everything that fits in its page-sized buffer:
+def read_text(path: str) -> str:
+    """A cgroup (or procfs) file's text: open, read to EOF, close (no buffered file object).
+    Such a file is a seq_file, which hands a read everything that fits in its page-sized buffer:
     a first read under ``_WHOLE`` bytes is the whole file, so a counter costs 3 syscalls;
     longer ones (a pid list) are read on to EOF."""
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
@@ -117,7 +117,7 @@ def _keyed(path: str) -> dict[str, int]:
     """A flat-keyed file (memory.events, cpu.stat, memory.oom_control) as a dict."""
     out = {}
     try:
-        for line in _read(path).splitlines():
+        for line in read_text(path).splitlines():
             parts = line.split()
             if len(parts) == 2 and parts[1].lstrip("-").isdigit():
                 out[parts[0]] = int(parts[1])
@@ -204,7 +204,7 @@ class RunCgroup:
         try:
             if self.version == 2:
                 return _keyed(f"{self.paths['unified']}/cpu.stat").get("usage_usec", 0) / 1e6
-            return int(_read(f"{self.paths['cpuacct']}/cpuacct.usage")) / 1e9
+            return int(read_text(f"{self.paths['cpuacct']}/cpuacct.usage")) / 1e9
         except (OSError, ValueError):
             return 0.0
 
@@ -212,7 +212,7 @@ class RunCgroup:
         base = self.paths["unified" if self.version == 2 else "memory"]
         name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
         try:
-            return int(_read(f"{base}/{name}")) // 1024
+            return int(read_text(f"{base}/{name}")) // 1024
         except (OSError, ValueError):
             return 0
 
@@ -249,7 +249,7 @@ class RunCgroup:
 
 def _pids(path: str) -> list[int]:
     try:
-        return [int(p) for p in _read(os.path.join(path, "cgroup.procs")).split()]
+        return [int(p) for p in read_text(os.path.join(path, "cgroup.procs")).split()]
     except (OSError, ValueError):
         return []
 
@@ -289,7 +289,7 @@ def _pids_current(path: str) -> int | None:
     included (None if unreadable). A plain counter read; reading ``cgroup.procs`` in v1
     builds a pid list the kernel frees a second later from a worker thread."""
     try:
-        return int(_read(os.path.join(path, "pids.current")))
+        return int(read_text(os.path.join(path, "pids.current")))
     except (OSError, ValueError):
         return None
 

@@ -86,9 +86,8 @@ def _ins(code: int, jt: int, jf: int, k: int) -> bytes:
     return struct.pack("HBBI", code, jt, jf, k & 0xFFFFFFFF)
 
 
-def build_filter(no_network_sockets: bool = True) -> bytes:
-    """The BPF program as bytes (sock_filter array); with the network socket rule below
-    unless ``no_network_sockets`` is False (tests of the rule itself)."""
+def build_filter() -> bytes:
+    """The BPF program as bytes (sock_filter array), the network socket rule above included."""
     denied = sorted(DENIED_X86_64.values())
     prog: list[tuple] = [
         (LD_W_ABS, 0, 0, 4),                     # A = arch
@@ -99,8 +98,7 @@ def build_filter(no_network_sockets: bool = True) -> bytes:
         (JEQ, "clone", 0, CLONE),
         (JEQ, "enosys", 0, CLONE3),
     ]
-    if no_network_sockets:
-        prog += _socket_rule()
+    prog += _socket_rule()
     prog += [(JEQ, "deny", 0, nr) for nr in denied]
     # Every jump goes forward (classic BPF has no backward jumps).
     prog += [("label", "allow"), (RET, 0, 0, RET_ALLOW),
@@ -110,8 +108,7 @@ def build_filter(no_network_sockets: bool = True) -> bytes:
              ("label", "deny"), (RET, 0, 0, RET_ERRNO | errno.EPERM),
              ("label", "enosys"), (RET, 0, 0, RET_ERRNO | errno.ENOSYS),
              ("label", "kill"), (RET, 0, 0, RET_KILL_PROCESS)]
-    if no_network_sockets:
-        prog += _socket_rule_tail()
+    prog += _socket_rule_tail()
     labels, pos = {}, 0
     for item in prog:
         if item[0] == "label":
